@@ -44,20 +44,22 @@ const auxCarried = 0x80
 // Len returns the rows.
 func (c *Columns) Len() int { return len(c.Kind) }
 
-// Event sets *ev to row i as an Event (its Stack the table's).
+// Event sets *ev to row i as an Event (its Stack the table's). It sets
+// each field on its own, the texts only where they change (a composite
+// literal assigned, the whole Event was built aside and copied over, its
+// pointers through the write barrier: most of the view's cost).
 func (c *Columns) Event(i int, ev *Event) {
 	k := c.Kind[i]
-	*ev = Event{Kind: k, Time: c.Time[i], Thread: c.Threads[c.Thread[i]], Object: c.Object[i], Line: c.Line[i]}
-	if s := c.Stack[i]; s != 0 {
-		ev.StackID, ev.Stack = s, c.Frames[s]
-	}
-	c.fields(i, ev)
-}
-
-// fields sets ev's fields of its kind from Word, Word2 and Aux of row i.
-func (c *Columns) fields(i int, ev *Event) {
-	w := &wordOf[ev.Kind]
+	ev.Kind, ev.Time, ev.Thread, ev.Object, ev.Line = k, c.Time[i], c.Threads[c.Thread[i]], c.Object[i], c.Line[i]
+	s := c.Stack[i]
+	ev.StackID, ev.Stack = s, c.Frames[s]
+	ev.Target, ev.Owner, ev.Weight, ev.CPU = 0, 0, 0, 0
+	ev.Timeout, ev.Ready, ev.Depth = 0, 0, 0
+	ev.How, ev.Mode, ev.Sampled = 0, 0, 0
+	w := &wordOf[k]
+	var name, class string
 	switch w.word {
+	case 0:
 	case format.FTarget:
 		ev.Target = format.ThreadID(c.Word[i])
 	case format.FOwner, format.FLock:
@@ -67,11 +69,18 @@ func (c *Columns) fields(i int, ev *Event) {
 	case format.FCPU:
 		ev.CPU = int64(c.Word[i])
 	case format.FName:
-		ev.Name = c.Texts[c.Word[i]]
+		name = c.Texts[c.Word[i]]
 	case format.FClass:
-		ev.Class = c.Texts[c.Word[i]]
+		class = c.Texts[c.Word[i]]
+	}
+	if name != ev.Name {
+		ev.Name = name
+	}
+	if class != ev.Class {
+		ev.Class = class
 	}
 	switch w.word2 {
+	case 0:
 	case format.FTimeout:
 		ev.Timeout = c.Word2[i]
 	case format.FReady:
@@ -81,6 +90,7 @@ func (c *Columns) fields(i int, ev *Event) {
 	}
 	a := c.Aux[i]
 	switch w.aux {
+	case 0:
 	case format.FHow:
 		ev.How = format.ParkEnd(a &^ auxCarried)
 	case format.FMode:

@@ -266,7 +266,8 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	// function value a few thousand events, not one an event, each row
 	// seen through one Event (in the cache, where a batch of 152-byte
 	// Events was written to memory and read back) and its thread found
-	// by its dense number. The collapser's fold reads Events a run at a
+	// by its dense number. The view's Stack stays nil: the fold reads a
+	// stack's frames by its number (Builder.frames). The collapser's fold reads Events a run at a
 	// time (EachOptions.Batch); so does buildEvents, the old path the
 	// tests hold this one to.
 	var view reader.Event
@@ -274,7 +275,10 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 		eo.Columns = func(cols *reader.Columns) error {
 			th := cols.Thread
 			for i := range th {
-				cols.Event(i, &view)
+				// The view's thread from the fold's own table, its stack
+				// not read (Builder.frames has it, stackCache.of).
+				cols.Fields(i, &view)
+				view.Thread = b.denseID(th[i], cols.Threads)
 				n++
 				if !view.Carried {
 					read++

@@ -49,10 +49,17 @@ func (c *Columns) Len() int { return len(c.Kind) }
 // literal assigned, the whole Event was built aside and copied over, its
 // pointers through the write barrier: most of the view's cost).
 func (c *Columns) Event(i int, ev *Event) {
+	c.Fields(i, ev)
+	ev.Thread, ev.Stack = c.Threads[c.Thread[i]], c.Frames[ev.StackID]
+}
+
+// Fields is Event but for ev.Thread and ev.Stack, left as they were: for a
+// caller that has the thread by its dense number and the stack by its
+// number (model.Build: each a load from a table of a few MB, where the
+// thread's and the stack's own state are read anyway).
+func (c *Columns) Fields(i int, ev *Event) {
 	k := c.Kind[i]
-	ev.Kind, ev.Time, ev.Thread, ev.Object, ev.Line = k, c.Time[i], c.Threads[c.Thread[i]], c.Object[i], c.Line[i]
-	s := c.Stack[i]
-	ev.StackID, ev.Stack = s, c.Frames[s]
+	ev.Kind, ev.Time, ev.Object, ev.Line, ev.StackID = k, c.Time[i], c.Object[i], c.Line[i], c.Stack[i]
 	ev.Target, ev.Owner, ev.Weight, ev.CPU = 0, 0, 0, 0
 	ev.Timeout, ev.Ready, ev.Depth = 0, 0, 0
 	ev.How, ev.Mode, ev.Sampled = 0, 0, 0

@@ -3,6 +3,7 @@ package foldoracle_test
 import (
 	"bytes"
 	"fmt"
+	"orca/internal/linediff"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,7 +112,7 @@ func oracleSame(t *testing.T, name, prefix string, full bool) {
 			want := oracleRender(t, rec, old)
 			got := oracleRender(t, rec, opt)
 			if got != want {
-				t.Errorf("%s: build %d, span %d: the fold of Columns differs from the fold of Events:\n%s", name, bi, si, lineDiff(want, got))
+				t.Errorf("%s: build %d, span %d: the fold of Columns differs from the fold of Events:\n%s", name, bi, si, linediff.Lines(want, got))
 			}
 		}
 	}
@@ -246,23 +247,4 @@ func fuzzBytes(t *testing.T, path string) []byte {
 	}
 	t.Fatalf("%s: no []byte value", path)
 	return nil
-}
-
-// lineDiff returns the lines of got that differ from want's.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.SynchronousQueue;
 
 public class QueueHandoff {
     static final int ITEMS = 6, CAP = 2, GAP_MS = 40;
+    static volatile int sqPutting = -1, lbPutting = -1;   // the item each producer is putting
 
     static String hex(Object o) { return String.format("%08X", System.identityHashCode(o)); }
 
@@ -31,10 +32,18 @@ public class QueueHandoff {
 
     public static void main(String[] args) throws Exception {
         SynchronousQueue<Integer> sq = new SynchronousQueue<>();
-        Thread sp = thread("sqProd", () -> { for (int i = 0; i < ITEMS; i++) sq.put(i); });
+        Thread sp = thread("sqProd", () -> {
+            for (int i = 0; i < ITEMS; i++) {
+                sqPutting = i;
+                sq.put(i);
+            }
+        });
         Thread sc = thread("sqCons", () -> {
             for (int i = 0; i < ITEMS; i++) {
-                while (sp.getState() != Thread.State.WAITING) Thread.onSpinWait(); // parked in its put
+                // Parked in its put of item i: not still WAITING from the last (unparked by
+                // the last take, not yet run on a loaded machine: the take would then wait
+                // for the put, which would not park: 5 parks of 6 once).
+                while (sqPutting != i || sp.getState() != Thread.State.WAITING) Thread.onSpinWait();
                 sleep();
                 sq.take();
             }
@@ -42,10 +51,19 @@ public class QueueHandoff {
         sp.start(); sc.start(); sp.join(); sc.join();
 
         LinkedBlockingQueue<Integer> lbq = new LinkedBlockingQueue<>(CAP);
-        Thread lp = thread("lbProd", () -> { for (int i = 0; i < ITEMS; i++) lbq.put(i); });
+        Thread lp = thread("lbProd", () -> {
+            for (int i = 0; i < ITEMS; i++) {
+                lbPutting = i;
+                lbq.put(i);
+            }
+        });
         Thread lc = thread("lbCons", () -> {
-            while (lbq.remainingCapacity() > 0 || lp.getState() != Thread.State.WAITING) Thread.onSpinWait();
-            for (int i = 0; i < ITEMS; i++) { sleep(); lbq.take(); }
+            for (int i = 0; i < ITEMS; i++) {
+                // The put of item CAP + i parked on the full queue, as above.
+                while (i < ITEMS - CAP && (lbPutting != CAP + i || lp.getState() != Thread.State.WAITING)) Thread.onSpinWait();
+                sleep();
+                lbq.take();
+            }
         });
         lp.start(); lc.start(); lp.join(); lc.join();
         System.out.println("EXPECT sqProd=" + hex(sp) + " sqCons=" + hex(sc) + " lbProd=" + hex(lp) + " lbCons=" + hex(lc)

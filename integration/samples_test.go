@@ -736,7 +736,7 @@ func walkHard(t *testing.T, j jdk, mode string) {
 func TestWallStarved(t *testing.T) {
 	for _, tool := range []string{"taskset", "renice"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("WallStarved needs %s (util-linux): %v", tool, err)
+			skipf(t, "WallStarved needs %s (util-linux): %v", tool, err)
 		}
 	}
 	forEachJDK(t, func(t *testing.T, j jdk) {

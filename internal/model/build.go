@@ -122,6 +122,10 @@ type Options struct {
 	// (100 000 virtual threads parked on one lock at one stack: one), and
 	// lists the others in Result.Collapsed (collapse.go).
 	Collapse bool
+	// ReadEvents: the fold reads the reader's Events (EachOptions.Batch),
+	// not its Columns (reader.Columns): the old path, for the tests that
+	// hold the two to the same model (TestColumnsOracle).
+	ReadEvents bool
 }
 
 // Result is a built model with what reading the files reported.
@@ -261,8 +265,32 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	if collapse {
 		c = newCollapser(opt.Threads)
 	}
-	// The events a run at a time (EachOptions.Batch): one call of a
-	// function value a few thousand events, not one an event.
+	// The events a run at a time (EachOptions.Columns): one call of a
+	// function value a few thousand events, not one an event, each row
+	// seen through one Event (in the cache, where a batch of 152-byte
+	// Events was written to memory and read back) and its thread found
+	// by its dense number. The view's Stack stays nil: the fold reads a
+	// stack's frames by its number (Builder.frames). The collapser's fold reads Events a run at a
+	// time (EachOptions.Batch); so does buildEvents, the old path the
+	// tests hold this one to.
+	var view reader.Event
+	if c == nil && !opt.ReadEvents {
+		eo.Columns = func(cols *reader.Columns) error {
+			th := cols.Thread
+			for i := range th {
+				// The view's thread from the fold's own table, its stack
+				// not read (Builder.frames has it, stackCache.of).
+				cols.Fields(i, &view)
+				view.Thread = b.denseID(th[i], cols.Threads)
+				n++
+				if !view.Carried {
+					read++
+				}
+				b.event(&view, int(th[i]))
+			}
+			return nil
+		}
+	}
 	eo.Batch = func(evs []reader.Event) error {
 		for i := range evs {
 			ev := &evs[i]

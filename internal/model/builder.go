@@ -47,6 +47,9 @@ type Builder struct {
 	// near: the threads by their ID's hash, the latest looked up in each
 	// slot (threadOf).
 	near []*tstate
+	// dense: the threads by the reader's dense number (reader.Columns),
+	// the latest found for each and its ID in the file (event).
+	dense []denseThread
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
 	// Finalize, so a slab keeps nothing alive longer. tslab: their
@@ -664,8 +667,32 @@ func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 // of it.
 func (b *Builder) NameAfter(to format.Time) { b.rangeTo = to }
 
+// denseThread is a thread by the reader's dense number: the one its ID in
+// the file (the reader's, not aliased) named at its latest event.
+type denseThread struct {
+	ts *tstate
+	id format.ThreadID
+}
+
 // Event folds one event. Events must come in file order.
-func (b *Builder) Event(ev *reader.Event) {
+func (b *Builder) Event(ev *reader.Event) { b.event(ev, -1) }
+
+// denseID returns the ID in the file of the thread of dense number d,
+// which the reader's table has (threads): the copy beside the thread's
+// state, in the line that is read anyway (event), once it was found.
+func (b *Builder) denseID(d uint32, threads []format.ThreadID) format.ThreadID {
+	if int(d) < len(b.dense) {
+		if e := &b.dense[d]; e.ts != nil {
+			return e.id
+		}
+	}
+	return threads[d]
+}
+
+// event is Event of an event whose thread has the dense number d in the
+// reader's Columns (-1: none): its thread is found by it in dense, a
+// slice, not by its ID in near or th (a cold miss an event).
+func (b *Builder) event(ev *reader.Event, d int) {
 	m := b.m
 	if b.rangeTo != 0 && ev.Time > b.rangeTo {
 		if ev.Kind == format.ThreadStarted {
@@ -675,6 +702,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		return
 	}
+	raw := ev.Thread // before aliased
 	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
 		m.Cut.After++
 		return
@@ -705,7 +733,23 @@ func (b *Builder) Event(ev *reader.Event) {
 	if len(b.alias) > 0 {
 		ev = b.aliased(ev)
 	}
-	ts := b.threadOf(ev)
+	var ts *tstate
+	if d >= 0 {
+		if d < len(b.dense) {
+			if c := b.dense[d].ts; c != nil && c.id == ev.Thread {
+				ts = c // its ID unchanged: not a thread's again (reuse, aliased)
+			}
+		}
+		if ts == nil {
+			ts = b.threadOf(ev)
+			for d >= len(b.dense) {
+				b.dense = append(b.dense, denseThread{})
+			}
+			b.dense[d] = denseThread{ts, raw}
+		}
+	} else {
+		ts = b.threadOf(ev)
+	}
 	t := b.tOf(ts)
 	ts.events++
 	if ts.ended {
@@ -970,13 +1014,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		switch {
 		case ts.body.timedAt == ev.Time:
 			timeout = TimeoutSet
-		case b.waitTimeouts || b.untimed != nil && b.untimedOf.of(stack, ev.Stack, b.untimed):
+		case b.waitTimeouts || b.untimed != nil && b.untimedOf.of(stack, b.frames(), b.untimed):
 			timeout = TimeoutNone
 		}
 		ts.body.timedAt = -1
 		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
 		// stacks that are, and a server's waits are mostly on the others.
-		if b.idleWait != nil && b.idleWaitOf.of(stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
+		if b.idleWait != nil && b.idleWaitOf.of(stack, b.frames(), b.idleWait) && !b.m.IdleWaits[stack] {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"orca/internal/linediff"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,7 +108,7 @@ func TestCases(t *testing.T) {
 				t.Fatal("no expect section; write it by hand (or run go test -update and check every line)")
 			}
 			if got != wantDump {
-				t.Errorf("got:\n%s\ndiff (- want, + got):\n%s", got, lineDiff(wantDump, got))
+				t.Errorf("got:\n%s\ndiff (- want, + got):\n%s", got, linediff.Lines(wantDump, got))
 			}
 		})
 	}
@@ -403,41 +404,6 @@ func dumpModel(b *strings.Builder, m *Model) {
 	for _, p := range m.Problems {
 		fmt.Fprintf(b, "problem %s\n", p)
 	}
-}
-
-// lineDiff is a small line diff for failure messages.
-func lineDiff(want, got string) string {
-	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
-	// Longest common subsequence, fine for files of a few hundred lines.
-	n, k := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, k+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := k - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	i, j := 0, 0
-	for i < n || j < k {
-		switch {
-		case i < n && j < k && a[i] == b[j]:
-			i, j = i+1, j+1
-		case j < k && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&out, "+ %s\n", b[j])
-			j++
-		default:
-			fmt.Fprintf(&out, "- %s\n", a[i])
-			i++
-		}
-	}
-	return out.String()
 }
 
 // holdDump is a line of hold figures (Lock.Hold) in the dump.

@@ -26,7 +26,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 	}
 	st := Parked
-	if b.idle != nil && b.idleOf.of(stack, ev.Stack, b.idle) {
+	if b.idle != nil && b.idleOf.of(stack, b.frames(), b.idle) {
 		st = Idle
 	}
 	owner := ev.Owner
@@ -34,21 +34,21 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
-		if b.acquire == nil || !b.acquireOf.of(stack, ev.Stack, b.acquire) {
+		if b.acquire == nil || !b.acquireOf.of(stack, b.frames(), b.acquire) {
 			return false
 		}
 		cls := b.classOf(ev.Object)
-		return !NotALock(cls) && !(b.shared != nil && b.sharedOf.of(stack, ev.Stack, b.shared) && NotASharedLock(cls))
+		return !NotALock(cls) && !(b.shared != nil && b.sharedOf.of(stack, b.frames(), b.shared) && NotASharedLock(cls))
 	})
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
-	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, ev.Stack, b.take) {
+	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, b.frames(), b.take) {
 		st = Idle
 	}
 	// A shared acquire (a read lock's) may be let in by another reader
 	// passing the wake-up on: endParked.
 	ts.body.parkShared = acquire && (ev.Mode == format.ModeShared ||
-		ev.Mode == format.ModeNone && b.shared != nil && b.sharedOf.of(stack, ev.Stack, b.shared))
+		ev.Mode == format.ModeNone && b.shared != nil && b.sharedOf.of(stack, b.frames(), b.shared))
 	kind := Blocker
 	var ots *tstate
 	if acquire {
@@ -170,8 +170,9 @@ func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bo
 // a map (their look-ups were 2 % of a push's CPU).
 type stackCache []uint8
 
-// of returns f(frames) for stack, computed once per stack.
-func (c *stackCache) of(stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
+// of returns f(frames[stack]) for stack (frames: Builder.frames), computed
+// once per stack: the stack's frames are not read again.
+func (c *stackCache) of(stack StackID, frames [][]format.Frame, f func([]format.Frame) bool) bool {
 	if int(stack) < len(*c) {
 		if v := (*c)[stack]; v != 0 {
 			return v == 2
@@ -180,7 +181,7 @@ func (c *stackCache) of(stack StackID, frames []format.Frame, f func([]format.Fr
 		*c = slices.Grow(*c, int(stack)+1-len(*c))
 		*c = (*c)[:cap(*c)]
 	}
-	v := f(frames)
+	v := f(frames[stack])
 	(*c)[stack] = 1
 	if v {
 		(*c)[stack] = 2

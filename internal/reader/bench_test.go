@@ -280,5 +280,67 @@ func BenchmarkFile(b *testing.B) {
 			reportCPU(b, c0, int(size))
 			reportEvents(b, c0, n)
 		})
+		// As model.Build reads them: Batch's runs of Events, each read
+		// (its kind, time and thread: the fold's first reads), and
+		// Columns' runs, each row seen as an Event (Columns.Event).
+		b.Run(fmt.Sprintf("Batch/workers=%d", w), func(b *testing.B) {
+			b.SetBytes(size)
+			c0, n := cpuTime(), 0
+			var sum uint64
+			for b.Loop() {
+				_, err := EachEventAt(f, size, path, EachOptions{Workers: w, Stacks: NewStackTable(), Batch: func(evs []Event) error {
+					for i := range evs {
+						ev := &evs[i]
+						sum += uint64(ev.Kind) + uint64(ev.Time) + uint64(ev.Thread) + uint64(ev.StackID)
+					}
+					n += len(evs)
+					return nil
+				}}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, c0, int(size))
+			reportEvents(b, c0, n)
+			benchSink = sum
+		})
+		for _, view := range []bool{false, true} {
+			name := "Columns"
+			if view {
+				name = "ColumnsView"
+			}
+			b.Run(fmt.Sprintf("%s/workers=%d", name, w), func(b *testing.B) {
+				b.SetBytes(size)
+				c0, n := cpuTime(), 0
+				var sum uint64
+				var ev Event
+				for b.Loop() {
+					_, err := EachEventAt(f, size, path, EachOptions{Workers: w, Stacks: NewStackTable(), Columns: func(c *Columns) error {
+						if view {
+							for i := range c.Thread {
+								c.Event(i, &ev)
+								sum += uint64(ev.Kind) + uint64(ev.Time) + uint64(c.Thread[i]) + uint64(ev.StackID)
+							}
+						} else {
+							kind, tm, th, st := c.Kind, c.Time[:len(c.Kind)], c.Thread[:len(c.Kind)], c.Stack[:len(c.Kind)]
+							for i := range kind {
+								sum += uint64(kind[i]) + uint64(tm[i]) + uint64(th[i]) + uint64(st[i])
+							}
+						}
+						n += c.Len()
+						return nil
+					}}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, c0, int(size))
+				reportEvents(b, c0, n)
+				benchSink = sum
+			})
+		}
 	}
 }
+
+// benchSink keeps what the benchmarks sum.
+var benchSink uint64

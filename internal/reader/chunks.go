@@ -77,6 +77,11 @@ type EachOptions struct {
 	// (issue 34: 84 M calls on orca report of 1 GB). fn may be nil then.
 	// The events and their Stacks are valid only during the call.
 	Batch func([]Event) error
+	// Columns, if set with Stacks, is called instead of Batch and fn with
+	// the events by column (see Columns), in the same runs as Batch's, in
+	// file order. The Columns and what they hold are valid only during
+	// the call, but for Threads and Frames.
+	Columns func(*Columns) error
 }
 
 // Buffers are what EachEvent decodes with, kept by a caller that reads
@@ -142,6 +147,24 @@ var maxCachedStacks = 1 << 16 // a variable for tests
 // events with the same stack may share one Stack slice, which fn must not
 // modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	if cols := opt.Columns; cols != nil {
+		if opt.Stacks == nil {
+			opt.Stacks = NewStackTable()
+		}
+		if opt.Span != nil || len(r.Chunks) > 0 {
+			// Their events are filtered one at a time: a row of one each.
+			opt.Columns, opt.Batch = nil, nil
+			d := &denseThreads{num: map[format.ThreadID]uint32{}}
+			var c Columns
+			t := opt.Stacks
+			fn = func(ev *Event) error {
+				c.reset()
+				c.add(ev, d.number(ev.Thread))
+				c.Threads, c.Frames = d.ids, t.Frames
+				return cols(&c)
+			}
+		}
+	}
 	if batch := opt.Batch; batch != nil && (opt.Span != nil || len(r.Chunks) > 0) {
 		// Their events are filtered one at a time: a run of one each.
 		opt.Batch = nil
@@ -196,7 +219,13 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 		// size does: chunks of as many events are that much smaller.
 		chunk = DefaultChunkSize / 16
 	}
+	if opt.Columns != nil && opt.Stacks == nil {
+		opt.Stacks = NewStackTable()
+	}
 	e := &each{ra: ra, lo: lo, next: lo, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
+	if opt.Columns != nil {
+		e.cols = &denseThreads{num: map[format.ThreadID]uint32{}}
+	}
 	if compact {
 		// The pieces after the first do not read the header: its version.
 		e.version = compactVersion(ra)
@@ -245,9 +274,7 @@ func (e *each) stream(d *decoder, b *batch, lo, size int64) error {
 	if lo > 0 {
 		cp.setVersion(e.version)
 	}
-	if cap(b.events) < streamEvents {
-		b.events = make([]Event, 0, streamEvents)
-	}
+	b.roomFor(streamEvents)
 	for {
 		// The events' Lines count from lo: the lines before them are
 		// added once, with the last batch.
@@ -262,6 +289,12 @@ func (e *each) stream(d *decoder, b *batch, lo, size int64) error {
 
 // getBatch returns a batch from opt.Buffers, or else the shared pool.
 func (e *each) getBatch() *batch {
+	b := e.takeBatch()
+	b.col = e.cols != nil
+	return b
+}
+
+func (e *each) takeBatch() *batch {
 	bf := e.opt.Buffers
 	if bf == nil {
 		return batchPool.Get().(*batch)
@@ -328,6 +361,32 @@ type each struct {
 	tables map[*stackCache]*stackIDs
 	// decoders: those taken from opt.Buffers or made, to give back.
 	decoders []*decoder
+	// cols: EachOptions.Columns' threads, nil for the events.
+	cols *denseThreads
+}
+
+// denseThreads numbers the threads of an EachEvent call with
+// EachOptions.Columns: 0, 1, … in order of first event in the file.
+type denseThreads struct {
+	ids []format.ThreadID // Columns.Threads
+	num map[format.ThreadID]uint32
+	// The dense numbers of a chunkThreads' (of cache and stamp), by its
+	// numbers: each looked up once a chunk.
+	cache *stackCache
+	stamp int
+	of    []uint32
+	view  Columns // a run's
+}
+
+// number returns id's dense number, numbering it when new.
+func (d *denseThreads) number(id format.ThreadID) uint32 {
+	if n, ok := d.num[id]; ok {
+		return n
+	}
+	n := uint32(len(d.ids))
+	d.ids = append(d.ids, id)
+	d.num[id] = n
+	return n
 }
 
 // stackIDs holds the opt.Stacks numbers of a stackCache's entries.
@@ -342,6 +401,9 @@ type batch struct {
 	stop       int64 // where decoding stopped: end, or after a record that ran past it
 	lines      int   // physical lines in [start, stop)
 	events     []Event
+	col        bool    // the events are in cols (EachOptions.Columns), not events
+	cols       Columns // col's rows
+	one        Event   // col: take's event
 	errs       []batchErr
 	truncated  bool
 	unclosed   bool  // the file ended in the batch's chunk, without its trailer
@@ -375,6 +437,9 @@ func (b *batch) reset(start, end int64) {
 	// The old events are overwritten, not cleared: the names and stacks
 	// they point to stay alive only until then, and clearing costs.
 	b.events, b.errs = b.events[:0], b.errs[:0]
+	if b.col {
+		b.cols.reset()
+	}
 	b.start, b.end, b.stop, b.lines = start, end, start, 0
 	b.truncated, b.unclosed, b.err = false, false, nil
 }
@@ -452,6 +517,20 @@ func (e *each) parse(d *decoder, b *batch, start, end int64) {
 			rr.truncated, rr.truncLine = true, rr.start
 			continue
 		}
+		if b.col {
+			ev := &b.one
+			*ev = Event{}
+			msg := rr.decodeEvent(ev, rec, quoted, sc)
+			if msg == "" {
+				ev.Line = rr.start
+				b.cols.add(ev, sc.chunk.threads.number(ev.Thread))
+				continue
+			}
+			if err := rr.fail(msg); err != nil {
+				b.errs = append(b.errs, batchErr{len(b.cols.Kind), err.(*ParseError)})
+			}
+			continue
+		}
 		// Decoded in place: an Event is large to copy.
 		b.events = append(b.events, Event{})
 		ev := &b.events[len(b.events)-1]
@@ -477,14 +556,21 @@ func (e *each) parse(d *decoder, b *batch, start, end int64) {
 // event is noted in b.errs and skipped; the range's limit, the end of the
 // input or a read error (b.err) stop it.
 func (b *batch) take(cp *compactRecords) bool {
-	b.events = b.events[:len(b.events)+1]
-	err := cp.next(&b.events[len(b.events)-1])
-	if err == nil {
-		return true
+	var err error
+	if b.col {
+		if err = cp.next(&b.one); err == nil {
+			b.cols.add(&b.one, cp.sc.chunk.threads.number(b.one.Thread))
+			return true
+		}
+	} else {
+		b.events = b.events[:len(b.events)+1]
+		if err = cp.next(&b.events[len(b.events)-1]); err == nil {
+			return true
+		}
+		b.events = b.events[:len(b.events)-1]
 	}
-	b.events = b.events[:len(b.events)-1]
 	if pe, ok := err.(*ParseError); ok {
-		b.errs = append(b.errs, batchErr{len(b.events), pe})
+		b.errs = append(b.errs, batchErr{b.rows(), pe})
 		return true
 	}
 	if err != errLimit && err != io.EOF {
@@ -498,7 +584,7 @@ func (b *batch) take(cp *compactRecords) bool {
 // lines and how it ended.
 func (b *batch) fill(cp *compactRecords) (full bool) {
 	for {
-		if b.run(cp, streamEvents); len(b.events) >= streamEvents {
+		if b.run(cp, streamEvents); b.rows() >= streamEvents {
 			full = true
 			break
 		}
@@ -518,9 +604,32 @@ func (b *batch) fill(cp *compactRecords) (full bool) {
 // to limit events in all (at most its capacity): decodeRun, which leaves
 // the others to take.
 func (b *batch) run(cp *compactRecords, limit int) {
+	if b.col {
+		b.cols.grow(limit - len(b.cols.Kind))
+		b.cols.setLen(len(b.cols.Kind) + cp.decodeRunCols(&b.cols, limit))
+		return
+	}
 	n := len(b.events)
 	if limit > n {
 		b.events = b.events[:n+cp.decodeRun(b.events[n:limit])]
+	}
+}
+
+// rows returns the events in b.
+func (b *batch) rows() int {
+	if b.col {
+		return len(b.cols.Kind)
+	}
+	return len(b.events)
+}
+
+// roomFor makes room for n events in b from the start (streamEvents:
+// stream's and decodePieces').
+func (b *batch) roomFor(n int) {
+	if b.col {
+		b.cols.grow(n - len(b.cols.Kind))
+	} else if cap(b.events) < n {
+		b.events = make([]Event, 0, n)
 	}
 }
 
@@ -539,6 +648,25 @@ func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start,
 	want := int(min(end, e.size)-start) / 10
 	if n, ok := e.chunkRecords(start, min(end, e.size)); ok && n < want {
 		want = n
+	}
+	if b.col {
+		if cap(b.cols.Kind) < want {
+			b.cols.grow(want + want/8)
+		}
+		for {
+			if len(b.cols.Kind) == cap(b.cols.Kind) {
+				b.cols.grow(1)
+			}
+			if b.run(cp, cap(b.cols.Kind)); len(b.cols.Kind) == cap(b.cols.Kind) {
+				continue
+			}
+			if !b.take(cp) {
+				break
+			}
+		}
+		b.stop, b.lines = cp.offset(), cp.events
+		b.truncated, b.unclosed = cp.truncated, cp.unclosed
+		return
 	}
 	if cap(b.events)-len(b.events) < want {
 		// A batch that had room already goes from chunk to chunk
@@ -636,6 +764,12 @@ func (e *each) deliver(b *batch) error {
 		}
 	}
 	e.ids = ids
+	if b.col {
+		if err := e.deliverCols(b, ids); err != nil {
+			return err
+		}
+		return e.delivered(b)
+	}
 	k := 0
 	batch := e.opt.Batch
 	run := 0 // Batch: b.events[run:i] are to hand on
@@ -690,6 +824,11 @@ func (e *each) deliver(b *batch) error {
 	for ; k < len(b.errs); k++ {
 		e.malformed(b.errs[k].err)
 	}
+	return e.delivered(b)
+}
+
+// delivered ends deliver's of b once its events and errors are handed on.
+func (e *each) delivered(b *batch) error {
 	if b.err != nil {
 		return b.err
 	}
@@ -705,6 +844,91 @@ func (e *each) deliver(b *batch) error {
 		e.opt.Progress(b.stop - e.lo)
 	}
 	return nil
+}
+
+// deliverCols is deliver's for b's rows (EachOptions.Columns): their
+// threads' and stacks' chunk numbers made the file's (ids: the stacks'),
+// their lines the file's, in runs as Batch's, with the malformed lines
+// and errors after each in order.
+func (e *each) deliverCols(b *batch, ids []uint32) error {
+	d := e.cols
+	ct := &b.stacks.threads
+	if b.stacks.cache != d.cache || b.stacks.stamp != d.stamp || len(d.of) > len(ct.ids) {
+		d.cache, d.stamp, d.of = b.stacks.cache, b.stacks.stamp, d.of[:0]
+	}
+	for l := len(d.of); l < len(ct.ids); l++ {
+		d.of = append(d.of, d.number(ct.ids[l]))
+	}
+	c := &b.cols
+	c.Threads = d.ids
+	if t := e.opt.Stacks; t != nil {
+		c.Frames = t.Frames
+	}
+	of := d.of
+	fn := e.opt.Columns
+	kinds, th, st, lines, aux := c.Kind, c.Thread, c.Stack, c.Line, c.Aux[:len(c.Kind)]
+	th, st, lines = th[:len(kinds)], st[:len(kinds)], lines[:len(kinds)]
+	k := 0
+	run := 0
+	var one Event
+	for i := range kinds {
+		if k < len(b.errs) && b.errs[k].at == i {
+			if run < i {
+				if err := e.runCols(c, run, i, fn); err != nil {
+					return err
+				}
+			}
+			run = i
+			for ; k < len(b.errs) && b.errs[k].at == i; k++ {
+				e.malformed(b.errs[k].err)
+			}
+		}
+		if aux[i]&auxCarried != 0 {
+			one = Event{Kind: kinds[i], Object: c.Object[i], Carried: true}
+			if !e.cf.pass(&one) {
+				if run < i {
+					if err := e.runCols(c, run, i, fn); err != nil {
+						return err
+					}
+				}
+				run = i + 1
+				continue
+			}
+			lines[i] = 0
+		} else {
+			e.cf.events = true
+			if kinds[i].Fact() {
+				one = Event{Kind: kinds[i], Object: c.Object[i]}
+				e.cf.note(&one)
+			}
+			lines[i] += e.line
+		}
+		th[i] = of[th[i]]
+		if ids != nil {
+			st[i] = ids[st[i]]
+		} else {
+			st[i] = 0
+		}
+	}
+	if run < len(kinds) {
+		if err := e.runCols(c, run, len(kinds), fn); err != nil {
+			return err
+		}
+	}
+	for ; k < len(b.errs); k++ {
+		e.malformed(b.errs[k].err)
+	}
+	return nil
+}
+
+// runCols hands rows [i, j) of c to fn.
+func (e *each) runCols(c *Columns, i, j int, fn func(*Columns) error) error {
+	if i == 0 && j == len(c.Kind) {
+		return fn(c)
+	}
+	v := &e.cols.view
+	c.slice(i, j, v)
+	return fn(v)
 }
 
 func (e *each) malformed(pe *ParseError) {
@@ -944,9 +1168,7 @@ func (e *each) decodePieces(d *decoder, free chan *batch, j *pieceJob, done chan
 		cp.setVersion(e.version)
 	}
 	for {
-		if cap(b.events) < streamEvents {
-			b.events = make([]Event, 0, streamEvents)
-		}
+		b.roomFor(streamEvents)
 		full := b.fill(cp)
 		b.stacks = *j.stacks // as far as it goes: later numbers are appended (or to a new array)
 		select {
@@ -1081,6 +1303,8 @@ type chunkStacks struct {
 	cache *stackCache
 	gen   int // the cache's gen
 	stamp int // the cache's stamp: which numbering of its this is
+	// threads numbers the chunk's threads (EachOptions.Columns).
+	threads chunkThreads
 }
 
 func newStackCache() *stackCache { return &stackCache{seen: newStackKeys()} }
@@ -1105,6 +1329,7 @@ func (c *stackCache) renumber(cs *chunkStacks) {
 	clear(cs.uniq)
 	cs.uniq, cs.ents = append(cs.uniq[:0], nil), append(cs.ents[:0], -1)
 	cs.cache, cs.gen, cs.stamp = c, c.gen, c.stamp
+	cs.threads.reset()
 	c.chunk = cs
 }
 

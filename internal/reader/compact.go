@@ -53,9 +53,13 @@ type compactRecords struct {
 	inChunk bool
 	prev    format.Time
 	threads []format.ThreadID
-	aliases map[uint32]format.ThreadID
-	stacks  []compactStack
-	sc      *stackCache // nil: frames are allocated per definition
+	// tloc: the threads' numbers+1 in sc's chunkThreads of tlocStamp
+	// (0: not numbered yet), by number - 1 (decodeRunCols).
+	tloc      []uint32
+	tlocStamp int
+	aliases   map[uint32]format.ThreadID
+	stacks    []compactStack
+	sc        *stackCache // nil: frames are allocated per definition
 
 	// Version 3 (format.CompactHeader): the chunk's number, its offset,
 	// its event records so far, their times' span and the CRC-32C of its
@@ -182,7 +186,7 @@ func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache)
 		version = 0
 	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, noDefs: r.noDefs, texts: r.texts, slow: r.slow}
+		threads: r.threads[:0], tloc: r.tloc[:0], tlocStamp: -1, stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, noDefs: r.noDefs, texts: r.texts, slow: r.slow}
 }
 
 // setVersion sets the version of the file a piece of which r decodes
@@ -630,7 +634,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 			r.pending = r.endChunk(0, "ends at the next chunk")
 		}
 		r.inChunk, r.prev = true, format.Time(t)
-		r.threads, r.stacks = r.threads[:0], r.stacks[:0]
+		r.threads, r.stacks, r.tloc = r.threads[:0], r.stacks[:0], r.tloc[:0]
 		clear(r.aliases)
 		r.seq, r.chunkAt, r.sumFrom, r.records, r.crc = seq, r.offset(), r.pos, 0, 0
 		r.lo, r.hi = math.MaxInt64, -1
@@ -652,6 +656,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 			return 0, false, fmt.Sprintf("thread index %d defined, want the next one, %d", idx, len(r.threads)+1)
 		}
 		r.threads = append(r.threads, r.thread(h))
+		r.tloc = append(r.tloc, 0)
 		return d.i, false, ""
 	case tag == format.TagAlias:
 		key, h, rank := d.u32(), d.u32(), d.uv()
@@ -1018,4 +1023,22 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 	}
 	r.timed(ev, format.Time(t), stack)
 	return d.i, true, ""
+}
+
+// tlocFor makes r.tloc the numbers of the chunkThreads of stamp (the
+// stack cache's: its chunk's), clearing them when they were another's.
+func (r *compactRecords) tlocFor(stamp int) {
+	if r.tlocStamp != stamp {
+		clear(r.tloc)
+		r.tlocStamp = stamp
+	}
+}
+
+// threadNum numbers the chunk's thread th (1-based, defined) in the stack
+// cache's chunkThreads, and returns its number + 1 (r.tloc's).
+func (r *compactRecords) threadNum(th uint64) uint32 {
+	r.tlocFor(r.sc.stamp)
+	n := r.sc.chunk.threads.number(r.threads[th-1]) + 1
+	r.tloc[th-1] = n
+	return n
 }

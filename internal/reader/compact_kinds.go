@@ -1217,3 +1217,498 @@ loop:
 	}
 	return n
 }
+
+// decodeRunCols is decodeRun into the rows of c from len(c.Kind) up to
+// limit (at most their capacity), each thread numbered in the chunk
+// (chunkThreads, by r.tloc) and each stack in the chunk's stacks. It
+// returns the rows decoded; c's lengths are the caller's to set.
+func (r *compactRecords) decodeRunCols(c *Columns, limit int) int {
+	sc := r.sc
+	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header || sc == nil {
+		return 0
+	}
+	n0 := len(c.Kind)
+	if limit <= n0 {
+		return 0
+	}
+	kc, tc, thc, oc := c.Kind[n0:limit], c.Time[n0:limit], c.Thread[n0:limit], c.Object[n0:limit]
+	stc, wc, w2c, ac, lc := c.Stack[n0:limit], c.Word[n0:limit], c.Word2[n0:limit], c.Aux[n0:limit], c.Line[n0:limit]
+	r.tlocFor(sc.stamp)
+	tloc := r.tloc
+	b := r.buf[:r.end]
+	i := r.pos
+	lay := r.layouts
+	threads, stacks := r.threads, r.stacks
+	stamp := sc.stamp
+	prev, lo, hi := r.prev, r.lo, r.hi
+	line := r.events
+	n, last := 0, -1
+	lim := len(kc)
+loop:
+	for n < lim && len(b)-i >= maxRunRecord {
+		start := i
+		if b[i] == format.TagStack {
+			d := dec{b: b[i:], i: 1}
+			m, _, msg := r.decodeStack(&d)
+			if m == 0 || msg != "" {
+				break
+			}
+			i += m
+			stacks = r.stacks
+			last = start
+			continue
+		}
+		k := format.Kind(b[i] - format.TagEvent)
+		if lay != nil && int(k) < len(lay) && lay[k] != nil {
+			break
+		}
+		var bad bool
+		var thread, stack uint64
+		var obj format.ObjectID
+		var word uint64
+		var word2 int64
+		var aux uint8
+		i++
+		delta := uint64(b[i])
+		if delta < 0x80 {
+			i++
+		} else if c := uint64(b[i+1]); c < 0x80 {
+			delta = delta&0x7F | c<<7
+			i += 2
+		} else {
+			delta, i = uvLong(b, i, &bad)
+		}
+		switch k {
+		case format.ObjectWait, format.ObjectWaited, format.ObjectNotify, format.ObjectNotifyAll, format.SemaphoreAcquire, format.SemaphoreAcquired, format.SemaphoreRelease, format.MonitorContendedEntered, format.ClassInitWaited:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+		case format.ThreadStart, format.ThreadJoin, format.ThreadJoined, format.ThreadUnpark:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			target := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			word = uint64(r.thread(target))
+		case format.ThreadSleep, format.ThreadSlept:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+		case format.MonitorContendedEnter:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			owner := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			word = uint64(r.thread(owner))
+		case format.ThreadEnded:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+		case format.ThreadPark:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			owner := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			timeout := uint64(b[i])
+			if timeout < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				timeout = timeout&0x7F | c<<7
+				i += 2
+			} else {
+				timeout, i = uvLong(b, i, &bad)
+			}
+			mode := format.AcquireMode(b[i])
+			i++
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || int64(timeout)-1 < -1 || mode >= format.NumModes {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			word = uint64(r.thread(owner))
+			word2 = int64(timeout) - 1
+			aux = uint8(mode)
+		case format.ThreadUnparked:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			how := format.ParkEnd(b[i])
+			i++
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || how >= format.NumParkEnds {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			aux = uint8(how)
+		case format.VirtualThreadMounted, format.VirtualThreadPinned:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			target := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			word = uint64(r.thread(target))
+		case format.MonitorOwned:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+		case format.ObjectWaitTimeout:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			timeout := uint64(b[i])
+			if timeout < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				timeout = timeout&0x7F | c<<7
+				i += 2
+			} else {
+				timeout, i = uvLong(b, i, &bad)
+			}
+			if bad || int64(timeout)-1 < -1 {
+				i = start
+				break loop
+			}
+			word2 = int64(timeout) - 1
+		case format.Sample:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			sampled := format.SampleKind(b[i])
+			i++
+			weight := uint64(b[i])
+			if weight < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				weight = weight&0x7F | c<<7
+				i += 2
+			} else {
+				weight, i = uvLong(b, i, &bad)
+			}
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || sampled >= format.NumSampleKinds || weight > math.MaxInt64 {
+				i = start
+				break loop
+			}
+			aux = uint8(sampled)
+			word = weight
+		case format.ThreadCPU:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			cpu := uint64(b[i])
+			if cpu < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				cpu = cpu&0x7F | c<<7
+				i += 2
+			} else {
+				cpu, i = uvLong(b, i, &bad)
+			}
+			ready := uint64(b[i])
+			if ready < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				ready = ready&0x7F | c<<7
+				i += 2
+			} else {
+				ready, i = uvLong(b, i, &bad)
+			}
+			if bad || cpu > math.MaxInt64 || ready > math.MaxInt64 {
+				i = start
+				break loop
+			}
+			word = cpu
+			word2 = int64(ready)
+		case format.MonitorHeld:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			depth := uint64(b[i])
+			if depth < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				depth = depth&0x7F | c<<7
+				i += 2
+			} else {
+				depth, i = uvLong(b, i, &bad)
+			}
+			if bad || depth > math.MaxInt32 {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			word2 = int64(depth) - 1
+		case format.LockHeld:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			depth := uint64(b[i])
+			if depth < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				depth = depth&0x7F | c<<7
+				i += 2
+			} else {
+				depth, i = uvLong(b, i, &bad)
+			}
+			mode := format.AcquireMode(b[i])
+			i++
+			if bad || depth > math.MaxInt32 || mode >= format.NumModes {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			word2 = int64(depth) - 1
+			aux = uint8(mode)
+		case format.ConditionLock:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			lock := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			obj = format.ObjectID(object)
+			word = uint64(lock)
+		default:
+			i = start
+			break loop
+		}
+		d := int64(delta>>1) ^ -int64(delta&1)
+		tm := int64(prev) + d
+		if thread-1 >= uint64(len(threads)) || stack > uint64(len(stacks)) || (d > 0 && tm < int64(prev)) || tm < 0 {
+			i = start
+			break
+		}
+		th := tloc[thread-1]
+		if th == 0 {
+			th = r.threadNum(thread)
+		}
+		var local uint32
+		if stack > 0 {
+			s := &stacks[stack-1]
+			if s.stamp != stamp {
+				s.cfr, s.local = sc.number(s.ent)
+				s.stamp = stamp
+			}
+			local = s.local
+		}
+		prev = format.Time(tm)
+		lo, hi = min(lo, prev), max(hi, prev)
+		kc[n], tc[n], thc[n], oc[n], stc[n] = k, prev, th-1, obj, local
+		wc[n], w2c[n], ac[n] = word, word2, aux
+		n++
+		lc[n-1] = line + n
+		last = start
+	}
+	if last >= 0 {
+		r.pos, r.lastAt = i, r.base+int64(last)
+		r.prev, r.lo, r.hi = prev, lo, hi
+		r.records += uint64(n)
+		r.events += n
+	}
+	return n
+}

@@ -44,25 +44,26 @@ type fieldGen struct {
 	read  string
 	check string
 	set   string
+	col   string // decodeRunCols': the row's variable set (Columns)
 }
 
 var fieldGens = map[orca.Field]fieldGen{
-	orca.FThread:  {10, uvRead("thread"), "", ""},
-	orca.FObject:  {4, "object := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Object: format.ObjectID(object)"},
-	orca.FTarget:  {4, "target := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Target: r.thread(target)"},
-	orca.FOwner:   {4, "owner := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Owner: r.thread(owner)"},
-	orca.FLock:    {4, "lock := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Owner: format.ThreadID(lock)"},
-	orca.FStack:   {10, uvRead("stack"), "", ""},
-	orca.FName:    {10, "name, i := r.textAt(b, i, REST, &bad)", "", "Name: name"},
-	orca.FClass:   {10, "class, i := r.textAt(b, i, REST, &bad)", "", "Class: class"},
-	orca.FTimeout: {10, uvRead("timeout"), "int64(timeout)-1 < -1", "Timeout: int64(timeout) - 1"},
-	orca.FDepth:   {10, uvRead("depth"), "depth > math.MaxInt32", "Depth: int64(depth) - 1"},
-	orca.FHow:     {1, "how := format.ParkEnd(b[i])\ni++", "how >= format.NumParkEnds", "How: how"},
-	orca.FMode:    {1, "mode := format.AcquireMode(b[i])\ni++", "mode >= format.NumModes", "Mode: mode"},
-	orca.FSampled: {1, "sampled := format.SampleKind(b[i])\ni++", "sampled >= format.NumSampleKinds", "Sampled: sampled"},
-	orca.FWeight:  {10, uvRead("weight"), "weight > math.MaxInt64", "Weight: int64(weight)"},
-	orca.FCPU:     {10, uvRead("cpu"), "cpu > math.MaxInt64", "CPU: int64(cpu)"},
-	orca.FReady:   {10, uvRead("ready"), "ready > math.MaxInt64", "Ready: int64(ready)"},
+	orca.FThread:  {10, uvRead("thread"), "", "", ""},
+	orca.FObject:  {4, "object := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Object: format.ObjectID(object)", "obj = format.ObjectID(object)"},
+	orca.FTarget:  {4, "target := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Target: r.thread(target)", "word = uint64(r.thread(target))"},
+	orca.FOwner:   {4, "owner := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Owner: r.thread(owner)", "word = uint64(r.thread(owner))"},
+	orca.FLock:    {4, "lock := binary.LittleEndian.Uint32(b[i:])\ni += 4", "", "Owner: format.ThreadID(lock)", "word = uint64(lock)"},
+	orca.FStack:   {10, uvRead("stack"), "", "", ""},
+	orca.FName:    {10, "name, i := r.textAt(b, i, REST, &bad)", "", "Name: name", ""},
+	orca.FClass:   {10, "class, i := r.textAt(b, i, REST, &bad)", "", "Class: class", ""},
+	orca.FTimeout: {10, uvRead("timeout"), "int64(timeout)-1 < -1", "Timeout: int64(timeout) - 1", "word2 = int64(timeout) - 1"},
+	orca.FDepth:   {10, uvRead("depth"), "depth > math.MaxInt32", "Depth: int64(depth) - 1", "word2 = int64(depth) - 1"},
+	orca.FHow:     {1, "how := format.ParkEnd(b[i])\ni++", "how >= format.NumParkEnds", "How: how", "aux = uint8(how)"},
+	orca.FMode:    {1, "mode := format.AcquireMode(b[i])\ni++", "mode >= format.NumModes", "Mode: mode", "aux = uint8(mode)"},
+	orca.FSampled: {1, "sampled := format.SampleKind(b[i])\ni++", "sampled >= format.NumSampleKinds", "Sampled: sampled", "aux = uint8(sampled)"},
+	orca.FWeight:  {10, uvRead("weight"), "weight > math.MaxInt64", "Weight: int64(weight)", "word = weight"},
+	orca.FCPU:     {10, uvRead("cpu"), "cpu > math.MaxInt64", "CPU: int64(cpu)", "word = cpu"},
+	orca.FReady:   {10, uvRead("ready"), "ready > math.MaxInt64", "Ready: int64(ready)", "word2 = int64(ready)"},
 }
 
 // uvRead returns the statements that decode the uv at b[i:] into a new
@@ -176,6 +177,7 @@ func (r *compactRecords) decodeOwn(ev *Event, b []byte) int {
 	}
 	b.WriteString("}\nreturn 0\n}\n")
 	writeDecodeRun(t, &b, layouts, kinds)
+	writeDecodeRunCols(&b, layouts, kinds)
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.Bytes())
@@ -326,6 +328,144 @@ loop:
 	lo, hi = min(lo, prev), max(hi, prev)
 	n++
 	ev.Line = line + n
+	last = start
+	}
+	if last >= 0 {
+		r.pos, r.lastAt = i, r.base+int64(last)
+		r.prev, r.lo, r.hi = prev, lo, hi
+		r.records += uint64(n)
+		r.events += n
+	}
+	return n
+}
+`)
+}
+
+// writeDecodeRunCols writes decodeRunCols: decodeRun into Columns.
+func writeDecodeRunCols(b *bytes.Buffer, layouts []string, kinds map[string][]orca.Kind) {
+	b.WriteString(`
+// decodeRunCols is decodeRun into the rows of c from len(c.Kind) up to
+// limit (at most their capacity), each thread numbered in the chunk
+// (chunkThreads, by r.tloc) and each stack in the chunk's stacks. It
+// returns the rows decoded; c's lengths are the caller's to set.
+func (r *compactRecords) decodeRunCols(c *Columns, limit int) int {
+	sc := r.sc
+	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header || sc == nil {
+		return 0
+	}
+	n0 := len(c.Kind)
+	if limit <= n0 {
+		return 0
+	}
+	kc, tc, thc, oc := c.Kind[n0:limit], c.Time[n0:limit], c.Thread[n0:limit], c.Object[n0:limit]
+	stc, wc, w2c, ac, lc := c.Stack[n0:limit], c.Word[n0:limit], c.Word2[n0:limit], c.Aux[n0:limit], c.Line[n0:limit]
+	r.tlocFor(sc.stamp)
+	tloc := r.tloc
+	b := r.buf[:r.end]
+	i := r.pos
+	lay := r.layouts
+	threads, stacks := r.threads, r.stacks
+	stamp := sc.stamp
+	prev, lo, hi := r.prev, r.lo, r.hi
+	line := r.events
+	n, last := 0, -1
+	lim := len(kc)
+loop:
+	for n < lim && len(b)-i >= maxRunRecord {
+		start := i
+		if b[i] == format.TagStack {
+			d := dec{b: b[i:], i: 1}
+			m, _, msg := r.decodeStack(&d)
+			if m == 0 || msg != "" {
+				break
+			}
+			i += m
+			stacks = r.stacks
+			last = start
+			continue
+		}
+		k := format.Kind(b[i] - format.TagEvent)
+		if lay != nil && int(k) < len(lay) && lay[k] != nil {
+			break
+		}
+		var bad bool
+		var thread, stack uint64
+		var obj format.ObjectID
+		var word uint64
+		var word2 int64
+		var aux uint8
+		i++
+`)
+	b.WriteString(uvRead("delta") + "\n")
+	b.WriteString("switch k {\n")
+	for _, key := range layouts {
+		ks := kinds[key]
+		fields := orca.Specs[ks[0]].Fields
+		text := false
+		for _, f := range fields {
+			text = text || orca.FieldWire[f] == orca.WireText
+		}
+		if text {
+			continue
+		}
+		var cases []string
+		for _, k := range ks {
+			cases = append(cases, "format."+k.String())
+		}
+		fmt.Fprintf(b, "case %s:\n", strings.Join(cases, ", "))
+		var checks, sets []string
+		for _, f := range fields {
+			fg := fieldGens[f]
+			read := fg.read
+			if f == orca.FThread || f == orca.FStack {
+				read = strings.Replace(read, ":=", "=", 1)
+			}
+			b.WriteString(read + "\n")
+			if fg.check != "" {
+				checks = append(checks, fg.check)
+			}
+			if fg.col != "" {
+				sets = append(sets, fg.col)
+			}
+		}
+		b.WriteString("if bad")
+		for _, c := range checks {
+			fmt.Fprintf(b, " || %s", c)
+		}
+		b.WriteString(" {\ni = start\nbreak loop\n}\n")
+		for _, s := range sets {
+			b.WriteString(s + "\n")
+		}
+	}
+	b.WriteString(`default:
+		i = start
+		break loop
+	}
+	d := int64(delta>>1) ^ -int64(delta&1)
+	tm := int64(prev) + d
+	if thread-1 >= uint64(len(threads)) || stack > uint64(len(stacks)) || (d > 0 && tm < int64(prev)) || tm < 0 {
+		i = start
+		break
+	}
+	th := tloc[thread-1]
+	if th == 0 {
+		th = r.threadNum(thread)
+	}
+	var local uint32
+	if stack > 0 {
+		s := &stacks[stack-1]
+		if s.stamp != stamp {
+			s.cfr, s.local = sc.number(s.ent)
+			s.stamp = stamp
+		}
+		local = s.local
+	}
+	prev = format.Time(tm)
+	lo, hi = min(lo, prev), max(hi, prev)
+	kc[n], tc[n], thc[n], oc[n], stc[n] = k, prev, th-1, obj, local
+	wc[n], w2c[n], ac[n] = word, word2, aux
+	n++
+	lc[n-1] = line + n
 	last = start
 	}
 	if last >= 0 {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"orca/internal/linediff"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,7 +55,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal("no expect section; run go test -update")
 			}
 			if want := string(ar.Files[i].Data); got != want {
-				t.Errorf("got:\n%s\nwant:\n%s\ndiff (run go test -update to accept):\n%s", got, want, lineDiff(want, got))
+				t.Errorf("got:\n%s\nwant:\n%s\ndiff (run go test -update to accept):\n%s", got, want, linediff.Lines(want, got))
 			}
 		})
 	}
@@ -187,24 +188,5 @@ func eventText(ev Event) string {
 		}
 	}
 	b.WriteByte('\n')
-	return b.String()
-}
-
-// lineDiff lists the lines that differ, enough to spot a change.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
 	return b.String()
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
+	"orca/internal/linediff"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -217,27 +217,8 @@ func check(t *testing.T, path, got string) {
 		t.Fatalf("%v (run go test ./internal/report -update)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs (run go test ./internal/report -update to accept):\n%s", path, lineDiff(string(want), got))
+		t.Errorf("%s differs (run go test ./internal/report -update to accept):\n%s", path, linediff.Lines(string(want), got))
 	}
-}
-
-// lineDiff lists the lines that differ, enough to spot a change.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
 }
 
 // TestRecording checks the meaning of the report of a real recording:

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"orca/internal/linediff"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestJSONStreamed(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
-					t.Errorf("the streamed JSON differs from the whole Report encoded at once:\n%s", lineDiff(whole.String(), streamed.String()))
+					t.Errorf("the streamed JSON differs from the whole Report encoded at once:\n%s", linediff.Lines(whole.String(), streamed.String()))
 				}
 			})
 		}
@@ -67,7 +68,7 @@ func TestJSONOnly(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(streamed.Bytes(), rows.Bytes()) {
-					t.Errorf("the JSON written from the Model differs from the rows':\n%s", lineDiff(rows.String(), streamed.String()))
+					t.Errorf("the JSON written from the Model differs from the rows':\n%s", linediff.Lines(rows.String(), streamed.String()))
 				}
 			})
 		}
@@ -212,7 +213,7 @@ func TestTextStreamed(t *testing.T) {
 					t.Errorf("%d rows made writing %d (want each twice: the widths, then the lines)", made, r.textLazy.len())
 				}
 				if !bytes.Equal(streamed.Bytes(), rows.Bytes()) {
-					t.Errorf("the text written from the Model differs from the rows':\n%s", lineDiff(rows.String(), streamed.String()))
+					t.Errorf("the text written from the Model differs from the rows':\n%s", linediff.Lines(rows.String(), streamed.String()))
 				}
 			})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"orca/internal/linediff"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -43,7 +44,7 @@ func TestListedHolders(t *testing.T) {
 					full := New(rec, res, opt)
 					foldAllHolders = false
 					if got, want := texts(t, r), texts(t, full); got != want {
-						t.Errorf("%s: the report differs from the one with every lock's holders folded:\n%s", name, lineDiff(want, got))
+						t.Errorf("%s: the report differs from the one with every lock's holders folded:\n%s", name, linediff.Lines(want, got))
 					}
 					got := jsonLocks(t, r)
 					if want := ref[:min(k, len(ref))]; !reflect.DeepEqual(got, want) {

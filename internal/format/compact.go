@@ -108,7 +108,14 @@ type compact struct {
 	chunkBytes int64
 	seq        uint64 // the current chunk, 0 before the first
 	inChunk    int64  // bytes of it so far
-	prev       Time   // the time of the chunk's last event
+	// stateBytes: the bytes of the chunk's record and the state it
+	// restates; the chunk ends once it holds chunkBytes and four times
+	// these, as the agent's (compact_due): with more live threads than a
+	// chunk's bytes hold, a chunk would otherwise hold its state and one
+	// event, and the next one the same state again.
+	stateBytes int64
+	small      bool // Options.SmallChunks: stateBytes is not counted
+	prev       Time // the time of the chunk's last event
 	threads    map[ThreadID]uint64
 	aliases    map[ThreadID]*compactAlias
 	stacks     map[string]*compactStack // by the stack's text (EncodeStack)
@@ -211,7 +218,7 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 		}
 		start = len(b)
 	}
-	if c.seq == 0 || c.inChunk >= c.chunkBytes {
+	if c.seq == 0 || c.inChunk >= max(c.chunkBytes, 4*c.stateBytes) {
 		if c.seq > 0 && !c.v2 {
 			b = c.appendTrailer(b)
 			start = len(b)
@@ -248,6 +255,9 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 				return b[:start], err
 			}
 			start = len(b)
+		}
+		if !c.small {
+			c.stateBytes = c.inChunk
 		}
 		if c.factIn == nil || len(c.factIn) > maxLiveFacts {
 			c.factIn = map[ObjectID]uint64{}

@@ -58,6 +58,12 @@ type Options struct {
 	// many bytes, and the next event starts a new one; 0 means
 	// DefaultChunkBytes.
 	ChunkBytes int
+	// SmallChunks: a chunk ends at ChunkBytes even when the state it
+	// restates at its start is larger, for tests that need a chunk per
+	// event or two. Without it a chunk holds at least four times its state
+	// (as the agent's): with it, every event past the state's size begins
+	// a chunk that restates it again, a file quadratic in the live threads.
+	SmallChunks bool
 	// CompactVersion: 0 writes the current version (CompactHeader); 2
 	// writes version 2 (no descriptors, no trailers), as tests need to
 	// check that a recording of version 2 still reads.
@@ -72,6 +78,7 @@ func NewWriterOptions(f Files, opt Options) *Writer {
 	if opt.Encoding == EncodingCompact {
 		w.compact = newCompact(opt.ChunkBytes)
 		w.compact.v2 = opt.CompactVersion == 2
+		w.compact.small = opt.SmallChunks
 		if !w.compact.v2 {
 			w.compact.live = NewLiveState(func(e *Event) (Kind, ThreadID, ObjectID) { return e.Kind, e.Thread, e.Object })
 		}

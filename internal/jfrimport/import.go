@@ -32,6 +32,9 @@ type Options struct {
 	// value: the seed's text) or EncodingCompact (orca import's default,
 	// as orca record's). .info says which (encoding=).
 	Encoding format.Encoding
+	// chunkBytes, for tests: format.Options.ChunkBytes of PREFIX.orca
+	// (0: the writer's default).
+	chunkBytes int
 }
 
 // Result tells what an import read and wrote.
@@ -127,6 +130,10 @@ func Import(r io.Reader, size int64, prefix string, opt Options) (*Result, error
 	fs, err := createFiles(prefix, opt.Encoding)
 	if err != nil {
 		return nil, err
+	}
+	if opt.chunkBytes > 0 { // before anything is written
+		fs.chunkBytes = opt.chunkBytes
+		fs.writer()
 	}
 	return convert(r, size, fs, opt)
 }

@@ -43,11 +43,12 @@ var Exts = []string{format.SuffixEvents, format.SuffixMethods, format.SuffixClas
 // into place when the import succeeds; or buffers, for tests. Lines go
 // through out, the format's writer.
 type files struct {
-	prefix string
-	enc    format.Encoding     // of .orca
-	f      map[string]*os.File // nil for buffers
-	w      map[string]*bufio.Writer
-	out    *format.Writer
+	prefix     string
+	enc        format.Encoding     // of .orca
+	chunkBytes int                 // of .orca's compact chunks (0: the default)
+	f          map[string]*os.File // nil for buffers
+	w          map[string]*bufio.Writer
+	out        *format.Writer
 }
 
 // writer makes fs.out write to fs.w.
@@ -55,7 +56,7 @@ func (fs *files) writer() {
 	fs.out = format.NewWriterOptions(format.Files{Prefix: fs.prefix,
 		Events: fs.w[format.SuffixEvents], Methods: fs.w[format.SuffixMethods], Classes: fs.w[format.SuffixClasses],
 		Info: fs.w[format.SuffixInfo], Ext: fs.w[format.SuffixExt],
-	}, format.Options{Encoding: fs.enc})
+	}, format.Options{Encoding: fs.enc, ChunkBytes: fs.chunkBytes})
 }
 
 // createFiles creates the import's files under temporary names in

@@ -16,7 +16,9 @@ import (
 )
 
 // compactOf writes the events of a text .orca in the compact encoding,
-// with a chunk every chunk bytes (0: the writer's default).
+// with a chunk every chunk bytes (0: the writer's default), however
+// large the state it restates (format.Options.SmallChunks: a chunk per
+// event with 1).
 func compactOf(t testing.TB, text []byte, chunk int) []byte {
 	return compactOfVersion(t, text, chunk, 0)
 }
@@ -25,7 +27,7 @@ func compactOf(t testing.TB, text []byte, chunk int) []byte {
 // the last chunk closed (format.Writer.Close).
 func compactOfVersion(t testing.TB, text []byte, chunk, version int) []byte {
 	var b bytes.Buffer
-	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk, CompactVersion: version})
+	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk, CompactVersion: version, SmallChunks: true})
 	evs := NewEvents(bytes.NewReader(text), "seed.orca")
 	for {
 		ev, err := evs.Next()

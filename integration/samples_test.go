@@ -793,3 +793,42 @@ func TestWallStarved(t *testing.T) {
 		}
 	})
 }
+
+// TestSamplesWallLate: a thread the wall sampler's look found off a CPU in no recorded state, in
+// a park by the time its signal came, is not sampled there (docs/agent.md, "The sample path"):
+// WallLate's hopper blocks in a pipe's read, then parks 30 ms, in turn, and the sampler waits
+// 25 ms between its look and its signals (ORCA_TEST_WALL_SIGNAL_MS, as a sampler preempted
+// there: a CI run at load had a pool worker's wall sample 570 µs into its park). On each JDK:
+// no wall sample of hopper inside one of its parks, and .info sample_wall_late counts the
+// signals that found it there (before: no such count, and the samples inside the parks).
+func TestSamplesWallLate(t *testing.T) {
+	t.Setenv("ORCA_TEST_WALL_SIGNAL_MS", "25")
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "WallLate", "3000")
+		r := load(t, prefix)
+		hopper := format.ThreadID(e.hash(t, "hopper"))
+		var parkedFrom format.Time
+		parked, inPark, outside := false, 0, 0
+		for _, ev := range r.events {
+			if ev.Thread != hopper {
+				continue
+			}
+			switch {
+			case ev.Kind == format.ThreadPark:
+				parked, parkedFrom = true, ev.Time
+			case ev.Kind == format.ThreadUnparked:
+				parked = false
+			case ev.Kind == format.Sample && ev.Sampled == format.SampleWall && parked:
+				inPark++
+				t.Errorf("a wall sample of hopper at %v, in its park since %v: want none (a park is a recorded state)", ev.Time, parkedFrom)
+			case ev.Kind == format.Sample && ev.Sampled == format.SampleWall:
+				outside++
+			}
+		}
+		late, err := strconv.Atoi(r.info[format.InfoSampleWallLate])
+		t.Logf(".info %s=%s; hopper's wall samples: %d outside its parks, %d inside", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], outside, inPark)
+		if err != nil || late < 1 {
+			t.Errorf(".info %s=%q: want at least 1 (signals that found hopper parked)", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate])
+		}
+	})
+}

@@ -331,6 +331,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_SAMPLE_WALL_RUNS "sample_wall_runs"
 #define ORCA_INFO_SAMPLE_WALL_STATES_READ "sample_wall_states_read"
 #define ORCA_INFO_SAMPLE_WALL_SLOTS_READ "sample_wall_slots_read"
+#define ORCA_INFO_SAMPLE_WALL_LATE "sample_wall_late"
 #define ORCA_INFO_SAMPLE_WALL_QUIET_WAKEUPS "sample_wall_quiet_wakeups"
 #define ORCA_INFO_SAMPLE_DRAIN_SLOTS "sample_drain_slots"
 #define ORCA_INFO_SAMPLE_RINGS_KEPT "sample_rings_kept"

@@ -278,6 +278,8 @@ void options_switches(void) {
   s.test_slow_notify_ms = slow <= 10000 ? slow : 0;
   slow = positive(getenv("ORCA_TEST_SLOW_LISTING_MS"));
   s.test_slow_listing_ms = slow <= 10000 ? slow : 0;
+  slow = positive(getenv("ORCA_TEST_WALL_SIGNAL_MS"));
+  s.test_wall_signal_ms = slow <= 1000 ? slow : 0;
   s.held_in_thread = on(getenv("ORCA_HELD_IN_THREAD"));
   s.time_held = on(getenv("ORCA_TIME_HELD"));
   s.held_jvmti = on(getenv("ORCA_HELD_JVMTI"));

@@ -67,6 +67,7 @@ typedef struct {
   int test_preempt_held_ms; // ORCA_TEST_PREEMPT_HELD_MS=MS: the read from the frames yields its CPU for MS after it, never waiting
   int test_slow_notify_ms; // ORCA_TEST_SLOW_NOTIFY_MS=MS: a notify's or notifyAll's record sleeps MS after its stack walk
   int test_slow_listing_ms; // ORCA_TEST_SLOW_LISTING_MS=MS: the listing of the threads alive at the start waits MS first
+  int test_wall_signal_ms; // ORCA_TEST_WALL_SIGNAL_MS=MS: the wall sampler waits MS between its look at the threads and its signals
   int held_in_thread;      // ORCA_HELD_IN_THREAD=1: a contended enter's held monitors asked by its own thread (before 2026-11-30)
   int time_held;           // ORCA_TIME_HELD=1: the held monitors' calls timed, printed at exit
   int held_jvmti;          // ORCA_HELD_JVMTI=1: held monitors never read from the frames, always asked (before 2026-11-30 night)

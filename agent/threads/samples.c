@@ -149,6 +149,7 @@ static const char *const lost_names[L_N] = {"full", "walk", "state", "no_thread"
 static atomic_long lost[L_N];
 static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
 static atomic_long repeated;   // of the wall samples, repeats (.info sample_wall_repeated)
+static atomic_long wall_late;   // wall signals that found their thread in a recorded state (.info sample_wall_late)
 static atomic_long folded;     // expiries of the CPU clock carried by another sample's weight
 static atomic_long on_timer;   // threads on the POSIX timer though the clock is perf_events (cpu_clock)
 // drain_due: the writer's next flush must drain the slots though it has no
@@ -407,6 +408,17 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
       if (w) take(e, tid, ORCA_SAMPLED_CPU, w, ucv);
     } else {   // the wall sampler's tgkill
       uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
+      // A thread that went into a recorded state between the tick's look
+      // and this signal (its hook's mark, or HotSpot's _thread_blocked: a
+      // park, sleep, wait or monitor enter begun meanwhile) is not
+      // sampled: its time from here is that state's, and a wall sample
+      // inside it would tell it twice (a CI run at load: a worker's wall
+      // sample 570 µs into its park). Counted (.info sample_wall_late).
+      if (w && (atomic_load_explicit(&e->blocked, memory_order_relaxed) == tid || hs_thread_state_of(e->jt) == HS_TS_BLOCKED)) {
+        atomic_fetch_add_explicit(&wall_late, 1, memory_order_relaxed);
+        atomic_store_explicit(&e->wall_done, -1, memory_order_release);
+        w = 0;
+      }
       // Its CPU clock once the sample is in its ring: while it does not
       // move, the sampler repeats the sample rather than signal again.
       if (w) atomic_store_explicit(&e->wall_done, take(e, tid, ORCA_SAMPLED_WALL, w, ucv) ? thread_cpu(tid) : -1, memory_order_release);
@@ -878,6 +890,10 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
     wall_rep_put(e, now, whole[j] ? w : wl, still[j] ? wall_last_ns : 0);
   }
   pid_t pid = k ? getpid() : 0;   // a system call: none on a tick of repeats alone
+  if (k && switches.test_wall_signal_ms) {   // a sampler preempted between its look and its signals
+    struct timespec d = {switches.test_wall_signal_ms / 1000, (long)(switches.test_wall_signal_ms % 1000) * 1000000L};
+    nanosleep(&d, NULL);
+  }
   for (int j = 0; j < k; j++) {
     slot_t *e = &slots[pick[j]];
     atomic_store_explicit(&e->wall_weight, wl, memory_order_release);
@@ -1006,6 +1022,7 @@ const char *samples_start(void) {
   for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
   for (int i = 0; i < 3; i++) atomic_store(&taken[i], 0);
   atomic_store(&repeated, 0);
+  atomic_store(&wall_late, 0);
   atomic_store(&drain_visits, 0);
   atomic_store(&folded, 0);
   atomic_store(&on_timer, 0);
@@ -1108,6 +1125,7 @@ void samples_stop(void) {
     fact_ll(ORCA_INFO_SAMPLE_WALL_QUIET_WAKEUPS, (long long)wall_quiet_wakes);
     fact_ll(ORCA_INFO_SAMPLE_WALL_STATES_READ, wall_states_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_SLOTS_READ, wall_slots_n);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_LATE, atomic_load(&wall_late));
   }
   fact_ll(ORCA_INFO_SAMPLE_DRAIN_SLOTS, atomic_load(&drain_visits));
   // Every slot is given back after the writer's last drain: a later

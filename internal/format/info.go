@@ -201,6 +201,12 @@ const (
 	// wait ended) or a thread was registered, else only those of the threads
 	// not marked at the last such run; written when it stops.
 	InfoSampleWallSlotsRead = "sample_wall_slots_read"
+	// InfoSampleWallLate: the wall sampler's signals whose thread was by
+	// then in a recorded state (a park, sleep or wait its hook had marked,
+	// or a monitor enter: HotSpot's _thread_blocked), begun between the
+	// tick's look and the signal: no sample taken, that time is the
+	// state's (docs/agent.md, "The sample path"); written when it stops.
+	InfoSampleWallLate = "sample_wall_late"
 	// InfoSampleWallQuietWakeups: of those wake-ups, the ones of a quiet
 	// sampler (the writer's drains run the ticks while it sleeps) that the
 	// writer did not call for: 0 but for a spurious wake-up (it woke each
@@ -326,7 +332,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldRetimed, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallLate, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v go >/dev/null 2>&1 || export PATH=/usr/local/go/bin:$PATH
 [ $# -ge 1 ] || { echo "usage: $0 BIN [BIN...]" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "$0: valgrind is not installed (Debian: apt-get install valgrind)" >&2; exit 1; }
 
 PREFIX=${PREFIX:-/tmp/orca-foldcost-32m}
 if [ ! -f "$PREFIX.orca" ]; then

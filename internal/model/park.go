@@ -81,10 +81,19 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 			of.acqParked++ // endParked's
 		}
 	}
-	if acquire && ls != nil && ots != nil && ots.ended {
+	if acquire && ots != nil && ots.ended {
 		// Its owner had ended: it never released the lock (HoldSleep.java's
 		// "ghost" locks a ReentrantLock and returns).
-		b.leftLocked(ls.l, ots)
+		if ls != nil {
+			b.leftLocked(&ls.l.LeftLocked, ots)
+		} else {
+			if b.m.leftLocked == nil {
+				b.m.leftLocked = map[format.ObjectID][]LeftLocked{}
+			}
+			ll := b.m.leftLocked[ev.Object]
+			b.leftLocked(&ll, ots)
+			b.m.leftLocked[ev.Object] = ll
+		}
 	}
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, ls, waitsNow(ots, from, ev.Time), ev)
 	switch {
@@ -530,17 +539,17 @@ const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000
 // a MonitorContendedEntered is still taken as that contention's.
 const LateEntered format.Time = 1_000_000
 
-// leftLocked notes on l a park that named ots, a thread that had ended,
-// the owner (Lock.LeftLocked).
-func (b *Builder) leftLocked(l *Lock, ots *tstate) {
-	for i := range l.LeftLocked {
-		if ll := &l.LeftLocked[i]; ll.Thread == ots.id {
+// leftLocked notes in ls, a lock's LeftLocked, a park that named ots, a
+// thread that had ended, the owner.
+func (b *Builder) leftLocked(ls *[]LeftLocked, ots *tstate) {
+	for i := range *ls {
+		if ll := &(*ls)[i]; ll.Thread == ots.id {
 			ll.Parks++
 			return
 		}
 	}
-	if len(l.LeftLocked) < maxLeftLocked {
-		l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
+	if len(*ls) < maxLeftLocked {
+		*ls = append(*ls, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
 	}
 }
 

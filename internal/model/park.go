@@ -39,7 +39,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 		cls := b.classOf(ev.Object)
 		return !NotALock(cls) && !(b.shared != nil && b.sharedOf.of(stack, b.frames(), b.shared) && NotASharedLock(cls))
-	})
+	}, func() bool { return SharedLock(b.classOf(ev.Object)) })
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
 	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, b.frames(), b.take) {
@@ -153,17 +153,24 @@ func condBit(obj format.ObjectID) uint64 {
 // synchronizer, by the mode the agent saw (format.FMode): an exclusive
 // acquire is a lock's; a shared one (a latch's await, a semaphore's
 // acquire, a read lock's) is a wait, unless an exclusive owner holds the
-// synchronizer (a read lock blocked by a writer: that writer is the owner).
-// Any AbstractQueuedSynchronizer comes out right, whatever its class and the
+// synchronizer (a read lock blocked by a writer: that writer is the owner),
+// or the synchronizer is a read-write lock's (sharedLock: its class): a
+// reader parks with no owner when a writer is queued ahead of it, not yet
+// in (a non-fair read lock yields to a writer at the head of the queue, a
+// fair one to anyone), and that is a contention of the lock all the same
+// (RWStarve.java, docs/perf/2026-12-02-unseen-programs-3.md: three
+// readers' parks behind a queued writer were "parked on
+// ReentrantReadWriteLock$NonfairSync", not blocked). Any other
+// AbstractQueuedSynchronizer comes out right, whatever its class and the
 // stack depth recorded. A park that names an owner is a lock's. Without a
 // mode or an owner (a park not in an acquire, recordings made before the
 // field, imports) byStack decides: frames and class names.
-func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bool) bool {
+func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack, sharedLock func() bool) bool {
 	switch {
 	case mode == format.ModeExclusive:
 		return true
 	case mode == format.ModeShared:
-		return owner != 0
+		return owner != 0 || sharedLock()
 	case owner != 0:
 		// The agent names an owner only of an AbstractOwnableSynchronizer
 		// blocker (its exclusive owner), and writes no mode then: a thread
@@ -470,6 +477,15 @@ func SharedAcquireStack(stack []format.Frame, name func(format.Frame) (class, me
 // A class not known (empty) is taken for a lock, as before.
 func NotASharedLock(class string) bool {
 	return class != "" && !strings.Contains(class, "ReadWriteLock$") && !strings.Contains(class, "/StampedLock;")
+}
+
+// SharedLock tells, by its class signature, a synchronizer whose shared
+// acquire is a lock's: a read-write lock's sync (ReentrantReadWriteLock's
+// and the like: a nested class of a ...ReadWriteLock) or a StampedLock. A
+// class not known (empty) is not one: a shared acquire with no owner is
+// then taken for a wait (a latch's await).
+func SharedLock(class string) bool {
+	return class != "" && !NotASharedLock(class)
 }
 
 // NotALock tells the synchronizers that acquire without being locks (a

@@ -27,7 +27,9 @@ type Chain struct {
 	// were behind it: a model.State's name ("runnable": on a CPU, ready or
 	// in native code; "sleeping", "waiting", "parked", "idle", …), or
 	// "cycle" (a deadlock), "ended" (the root had ended, the waiter still
-	// waited), "unknown" (a thread with no events of its own), "released"
+	// waited), "not_started" (the root had not started yet: the waiter
+	// waited for a thread to come, such as a notify from a thread started
+	// later), "unknown" (a thread with no events of its own), "released"
 	// (the holder a contention blamed had released that very lock: in
 	// Object.wait on the monitor, parked in Condition.await on a condition
 	// of the j.u.c. lock; Model.Releases. The chain ends there: it does
@@ -84,16 +86,19 @@ const (
 
 // The root states past the model's: rootCycle, rootEnded, rootUnknown,
 // rootReleased (a holder that had released the lock its waiter was blocked
-// on: Model.Releases).
+// on: Model.Releases), rootNotStarted (before the root's start:
+// NestedWait.java's waiter was notified by a thread started 300 ms into
+// its wait, which the report called "not recorded").
 const (
 	rootCycle = int(model.NumStates) + iota
 	rootEnded
 	rootUnknown
 	rootReleased
+	rootNotStarted
 	numRootStates
 )
 
-var rootStateNames = [numRootStates - int(model.NumStates)]string{"cycle", "ended", "unknown", "released"}
+var rootStateNames = [numRootStates - int(model.NumStates)]string{"cycle", "ended", "unknown", "released", "not_started"}
 
 func rootStateName(i int) string {
 	if i < int(model.NumStates) {
@@ -722,7 +727,7 @@ func (w *chainWalk) follow(x format.ThreadID, a, b format.Time) {
 	// Before its start or after its end, the waiter waited on a thread
 	// that was not there: the root is that thread all the same.
 	if a < t.Start {
-		w.emit(x, rootUnknown, a, min(b, t.Start), len(w.path))
+		w.emit(x, rootNotStarted, a, min(b, t.Start), len(w.path))
 		a = min(b, t.Start)
 	}
 	var tail format.Time = -1

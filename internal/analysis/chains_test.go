@@ -512,6 +512,11 @@ func TestChainsReleased(t *testing.T) {
 			"00000001 released 0.8 depth 1 [0000000A]; 00000005 runnable 0.2 depth 2 [0000000A]",
 			0.5, 0xA, "0000000A lock 0000BEEF 00000001: 00000001 released"},
 		{"chain-released-juc", "", 0.2, 0xA, "0000000A lock 0000BEEF 00000001, 00000001 park 0000F0F0 00000005: 00000005 runnable"},
+		// A wait notified by a thread not started yet (NestedWait.java):
+		// its root is that thread, not_started until its start (the
+		// report said "not recorded"), then runnable.
+		{"chain-not-started", "0000000C not_started 0.31 depth 2 [0000000B]; 00000001 runnable 0.01 depth 1 [0000000B]", 0.3, 0xB, "0000000B monitor 0000CAFE 00000001, 00000001 wait 0000BEEF 0000000C: 0000000C not_started"},
+		{"chain-not-started", "", 0.505, 0xB, "0000000B monitor 0000CAFE 00000001, 00000001 wait 0000BEEF 0000000C: 0000000C runnable"},
 	} {
 		ar := testrec.Parse(t, "../model/testdata/cases/"+c.name+".txtar")
 		_, res := testrec.Build(t, ar, c.name)

@@ -1971,7 +1971,7 @@ func (s *chainSweep) rootStates(roots []int32) {
 		for g := range segs {
 			a, b, n := g.a, g.b, g.n
 			if a < t.Start {
-				add(rootUnknown, n, a, min(b, t.Start))
+				add(rootNotStarted, n, a, min(b, t.Start))
 				a = min(b, t.Start)
 			}
 			if b > t.End {

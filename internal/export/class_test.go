@@ -87,3 +87,46 @@ func TestClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestLockFactsLabels: the pprof export labels a sample as the OTLP push
+// attributes it (docs/otlp.md): lock.class_object on a monitor of a
+// java.lang.Class object the class table names (report/testdata/
+// classmonitor.txtar: 0000CAFE is Scenario, 0000ABCD is not in the table),
+// lock.owner.left_locked on the juc samples blamed on a thread that ended
+// holding the lock (leftlocked.txtar: ghost). TestOTLPGolden checks the
+// push's attributes.
+func TestLockFactsLabels(t *testing.T) {
+	labels := func(path, lock string) []map[string][]string {
+		t.Helper()
+		rec, m := load(t, path)
+		p, err := profile.Parse(bytes.NewReader(export(t, "pprof", rec, m, All)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string][]string
+		for _, s := range p.Sample {
+			if l := s.Label["lock"]; len(l) == 1 && l[0] == lock {
+				out = append(out, s.Label)
+			}
+		}
+		if len(out) == 0 {
+			t.Fatalf("%s: no sample on %s", path, lock)
+		}
+		return out
+	}
+	for _, l := range labels("../report/testdata/classmonitor.txtar", "0000CAFE") {
+		if c := l[AttrLockClassObject]; len(c) != 1 || c[0] != "Scenario" {
+			t.Errorf("classmonitor: a sample on 0000CAFE labelled %s %v, want Scenario: %v", AttrLockClassObject, c, l)
+		}
+	}
+	for _, l := range labels("../report/testdata/classmonitor.txtar", "0000ABCD") {
+		if c, ok := l[AttrLockClassObject]; ok {
+			t.Errorf("classmonitor: a sample on 0000ABCD (not in the class table) labelled %s %v", AttrLockClassObject, c)
+		}
+	}
+	for _, l := range labels("../report/testdata/leftlocked.txtar", "0EFECBD1") {
+		if v := l[AttrLockOwnerLeftLocked]; len(v) != 1 || v[0] != "true" || l[AttrLockOwnerName][0] != "ghost" {
+			t.Errorf("leftlocked: a sample on 0EFECBD1 labelled %v, want %s true, owner ghost", l, AttrLockOwnerLeftLocked)
+		}
+	}
+}

@@ -28,21 +28,29 @@ import (
 // namespaces, the thread of a lock's owner as the thread.* attributes
 // under lock.owner.
 const (
-	AttrThreadName      = "thread.name"
-	AttrThreadID        = "thread.id" // the identity hash orca names threads by, as a string
-	AttrLockClass       = "lock.class"
-	AttrLockKind        = "lock.kind" // monitor, juc, semaphore, blocker (model.LockKind)
-	AttrLockID          = "lock.id"   // the lock's identity hash, as orca report prints it
-	AttrLockOwnerName   = "lock.owner.thread.name"
-	AttrLockOwnerID     = "lock.owner.thread.id"
-	AttrWaitNotifier    = "wait.notifier.thread.name"      // the thread whose notify ended a wait
-	AttrJoinTarget      = "join.target.thread.name"        // the thread a join waited for
-	AttrParkUnparker    = "park.unparker.thread.name"      // the thread whose unpark ended a park
-	AttrSemReleaser     = "semaphore.releaser.thread.name" // the thread whose release let an acquire through
-	AttrStateOpen       = "orca.state.open"                // true: the recording (or range) ended in this state
-	AttrSampled         = "orca.sampled"                   // cpu or wall: how a sample was taken
-	AttrProfileKind     = "orca.profile.kind"              // a Profile's kind of blocking (OTLPKinds) or cpu, wall
-	AttrRecordingPrefix = "orca.recording"                 // the recording's prefix, where it was pushed from
+	AttrThreadName    = "thread.name"
+	AttrThreadID      = "thread.id" // the identity hash orca names threads by, as a string
+	AttrLockClass     = "lock.class"
+	AttrLockKind      = "lock.kind" // monitor, juc, semaphore, blocker (model.LockKind)
+	AttrLockID        = "lock.id"   // the lock's identity hash, as orca report prints it
+	AttrLockOwnerName = "lock.owner.thread.name"
+	AttrLockOwnerID   = "lock.owner.thread.id"
+	// AttrLockClassObject: of a monitor on a java.lang.Class object (a
+	// synchronized static method's lock), the class it is, a Java name
+	// (reader.ClassObject; orca report's class_object).
+	AttrLockClassObject = "lock.class_object"
+	// AttrLockOwnerLeftLocked: true on a java.util.concurrent lock's
+	// samples whose owner ended holding the lock, never releasing it
+	// (model.Lock.LeftLocked; orca report's left_locked).
+	AttrLockOwnerLeftLocked = "lock.owner.left_locked"
+	AttrWaitNotifier        = "wait.notifier.thread.name"      // the thread whose notify ended a wait
+	AttrJoinTarget          = "join.target.thread.name"        // the thread a join waited for
+	AttrParkUnparker        = "park.unparker.thread.name"      // the thread whose unpark ended a park
+	AttrSemReleaser         = "semaphore.releaser.thread.name" // the thread whose release let an acquire through
+	AttrStateOpen           = "orca.state.open"                // true: the recording (or range) ended in this state
+	AttrSampled             = "orca.sampled"                   // cpu or wall: how a sample was taken
+	AttrProfileKind         = "orca.profile.kind"              // a Profile's kind of blocking (OTLPKinds) or cpu, wall
+	AttrRecordingPrefix     = "orca.recording"                 // the recording's prefix, where it was pushed from
 )
 
 // otlpKind is one kind of blocking pushed as a pair of Profiles
@@ -704,8 +712,13 @@ func (b *otlpBuilder) objectAttrs(e *objEntry, obj format.ObjectID) []int32 {
 		a := b.intArena.take(2) // a push has thousands of objects
 		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: obj.String()})
 		a = a[:1]
-		if c := b.className(obj, e); c >= 0 {
+		c, sig := b.className(obj, e)
+		if c >= 0 {
 			a = append(a, c)
+		}
+		if co := reader.ClassObject(b.rec.Classes, obj, sig); co != "" {
+			// A synchronized static method's lock: the class it is.
+			a = append(a, b.attr(AttrLockClassObject, format.JavaName(co)))
 		}
 		e.attrs = a
 	}
@@ -713,21 +726,22 @@ func (b *otlpBuilder) objectAttrs(e *objEntry, obj format.ObjectID) []int32 {
 }
 
 // className returns the index of obj's lock.class attribute
-// (Model.ClassName), -1 when its class is unknown; e is obj's entry, whose
-// class is the model's when known.
-func (b *otlpBuilder) className(obj format.ObjectID, e *objEntry) int32 {
+// (Model.ClassName), -1 when its class is unknown, and the class's
+// signature ("" for the JVM's lock of a class being initialised); e is
+// obj's entry, whose class is the model's when known.
+func (b *otlpBuilder) className(obj format.ObjectID, e *objEntry) (int32, string) {
 	if b.m.InitLock(obj) != nil {
-		return b.attr(AttrLockClass, b.m.ClassName(obj))
+		return b.attr(AttrLockClass, b.m.ClassName(obj)), ""
 	}
 	c := e.class
 	if !e.known {
 		c = b.m.Class(obj)
 	}
 	if c == "" {
-		return -1
+		return -1, ""
 	}
 	if c == b.lastClass && b.lastClassAttr > 0 {
-		return b.lastClassAttr
+		return b.lastClassAttr, c
 	}
 	i, ok := b.classes[c]
 	if !ok {
@@ -735,7 +749,23 @@ func (b *otlpBuilder) className(obj format.ObjectID, e *objEntry) int32 {
 		b.classes[c] = i
 	}
 	b.lastClass, b.lastClassAttr = c, i
-	return i
+	return i, c
+}
+
+// leftLocked reports whether th ended holding the java.util.concurrent
+// lock obj (its Lock.LeftLocked names it): asked once a sample key.
+func (b *otlpBuilder) leftLocked(obj format.ObjectID, th format.ThreadID) bool {
+	return leftLockedBy(b.m.LeftLockedOf(obj), th)
+}
+
+// leftLockedBy reports whether ls, a lock's LeftLocked, names th.
+func leftLockedBy(ls []model.LeftLocked, th format.ThreadID) bool {
+	for _, ll := range ls {
+		if ll.Thread == th {
+			return true
+		}
+	}
+	return false
 }
 
 // otherThread returns the index of the attribute naming a state's other
@@ -1047,6 +1077,9 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	switch {
 	case other != 0 && blocked:
 		attrs = append(attrs, b.ownerAttrs(other)...)
+		if iv.Acquire && b.leftLocked(iv.Object, other) {
+			attrs = append(attrs, b.boolAttr(AttrLockOwnerLeftLocked, true))
+		}
 	case other != 0:
 		if a := b.otherThread(iv.State, other); a >= 0 {
 			attrs = append(attrs, a)

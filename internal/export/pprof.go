@@ -30,6 +30,9 @@ type pprofBase struct {
 	locs   []*profile.Location
 	owners map[format.ThreadID]*pprofSample
 	head   []byte // pprofStream.sampleHead's, once a sample is written
+	// left: of a park in a java.util.concurrent lock's acquire, the
+	// threads that ended holding that lock (Model.LeftLockedOf).
+	left []model.LeftLocked
 }
 
 // pprofSample is one sample of the blocking profile until it is written.
@@ -108,6 +111,14 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			if c := m.ClassName(iv.Object); c != "" {
 				b.labels["class"] = []string{c}
 				b.labels[AttrLockClass] = []string{c}
+				if c == "java.lang.Class" {
+					if co := reader.ClassObject(rec.Classes, iv.Object, m.Class(iv.Object)); co != "" {
+						b.labels[AttrLockClassObject] = []string{format.JavaName(co)}
+					}
+				}
+			}
+			if iv.Acquire {
+				b.left = m.LeftLockedOf(iv.Object)
 			}
 		}
 		if lk := ivLockKind(iv); lk != "" {
@@ -157,6 +168,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			s.owner = map[string][]string{"owner": {tn.full(owner)}, AttrLockOwnerID: {owner.String()}}
 			if n := tn.name(owner); n != "" {
 				s.owner[AttrLockOwnerName] = []string{n}
+			}
+			if leftLockedBy(b.left, owner) {
+				s.owner[AttrLockOwnerLeftLocked] = []string{"true"}
 			}
 		}
 		b.owners[owner] = s

@@ -440,6 +440,16 @@ type LeftLocked struct {
 // what it tells.
 const maxLeftLocked = 8
 
+// LeftLockedOf returns the threads that ended holding the
+// java.util.concurrent lock obj (its Lock.LeftLocked), also of a model
+// built without the parks' locks (Options.NoParkLocks: a push's).
+func (m *Model) LeftLockedOf(obj format.ObjectID) []LeftLocked {
+	if l := m.Lock(obj, JUCLock); l != nil {
+		return l.LeftLocked
+	}
+	return m.leftLocked[obj]
+}
+
 type Lock struct {
 	Object format.ObjectID
 	Kind   LockKind
@@ -1014,6 +1024,10 @@ type Model struct {
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
 	initLocks map[format.ObjectID]*ClassInit
+	// leftLocked: Lock.LeftLocked of the locks a build without the
+	// parks' locks (Options.NoParkLocks, a push's) did not keep, by
+	// object (LeftLockedOf).
+	leftLocked map[format.ObjectID][]LeftLocked
 	// spill: the threads' intervals and samples in a temporary file
 	// (Options.Spill, spill.go), nil when built without.
 	spill *spillFile

@@ -39,7 +39,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 		cls := b.classOf(ev.Object)
 		return !NotALock(cls) && !(b.shared != nil && b.sharedOf.of(stack, b.frames(), b.shared) && NotASharedLock(cls))
-	})
+	}, func() bool { return SharedLock(b.classOf(ev.Object)) })
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
 	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, b.frames(), b.take) {
@@ -81,10 +81,19 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 			of.acqParked++ // endParked's
 		}
 	}
-	if acquire && ls != nil && ots != nil && ots.ended {
+	if acquire && ots != nil && ots.ended {
 		// Its owner had ended: it never released the lock (HoldSleep.java's
 		// "ghost" locks a ReentrantLock and returns).
-		b.leftLocked(ls.l, ots)
+		if ls != nil {
+			b.leftLocked(&ls.l.LeftLocked, ots)
+		} else {
+			if b.m.leftLocked == nil {
+				b.m.leftLocked = map[format.ObjectID][]LeftLocked{}
+			}
+			ll := b.m.leftLocked[ev.Object]
+			b.leftLocked(&ll, ots)
+			b.m.leftLocked[ev.Object] = ll
+		}
 	}
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, ls, waitsNow(ots, from, ev.Time), ev)
 	switch {
@@ -144,17 +153,24 @@ func condBit(obj format.ObjectID) uint64 {
 // synchronizer, by the mode the agent saw (format.FMode): an exclusive
 // acquire is a lock's; a shared one (a latch's await, a semaphore's
 // acquire, a read lock's) is a wait, unless an exclusive owner holds the
-// synchronizer (a read lock blocked by a writer: that writer is the owner).
-// Any AbstractQueuedSynchronizer comes out right, whatever its class and the
+// synchronizer (a read lock blocked by a writer: that writer is the owner),
+// or the synchronizer is a read-write lock's (sharedLock: its class): a
+// reader parks with no owner when a writer is queued ahead of it, not yet
+// in (a non-fair read lock yields to a writer at the head of the queue, a
+// fair one to anyone), and that is a contention of the lock all the same
+// (RWStarve.java, docs/perf/2026-12-02-unseen-programs-3.md: three
+// readers' parks behind a queued writer were "parked on
+// ReentrantReadWriteLock$NonfairSync", not blocked). Any other
+// AbstractQueuedSynchronizer comes out right, whatever its class and the
 // stack depth recorded. A park that names an owner is a lock's. Without a
 // mode or an owner (a park not in an acquire, recordings made before the
 // field, imports) byStack decides: frames and class names.
-func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bool) bool {
+func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack, sharedLock func() bool) bool {
 	switch {
 	case mode == format.ModeExclusive:
 		return true
 	case mode == format.ModeShared:
-		return owner != 0
+		return owner != 0 || sharedLock()
 	case owner != 0:
 		// The agent names an owner only of an AbstractOwnableSynchronizer
 		// blocker (its exclusive owner), and writes no mode then: a thread
@@ -463,6 +479,15 @@ func NotASharedLock(class string) bool {
 	return class != "" && !strings.Contains(class, "ReadWriteLock$") && !strings.Contains(class, "/StampedLock;")
 }
 
+// SharedLock tells, by its class signature, a synchronizer whose shared
+// acquire is a lock's: a read-write lock's sync (ReentrantReadWriteLock's
+// and the like: a nested class of a ...ReadWriteLock) or a StampedLock. A
+// class not known (empty) is not one: a shared acquire with no owner is
+// then taken for a wait (a latch's await).
+func SharedLock(class string) bool {
+	return class != "" && !NotASharedLock(class)
+}
+
 // NotALock tells the synchronizers that acquire without being locks (a
 // permit or a count, no owner): CountDownLatch's and Semaphore's syncs, by
 // class signature. Only for parks without a mode (isAcquire).
@@ -530,17 +555,17 @@ const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000
 // a MonitorContendedEntered is still taken as that contention's.
 const LateEntered format.Time = 1_000_000
 
-// leftLocked notes on l a park that named ots, a thread that had ended,
-// the owner (Lock.LeftLocked).
-func (b *Builder) leftLocked(l *Lock, ots *tstate) {
-	for i := range l.LeftLocked {
-		if ll := &l.LeftLocked[i]; ll.Thread == ots.id {
+// leftLocked notes in ls, a lock's LeftLocked, a park that named ots, a
+// thread that had ended, the owner.
+func (b *Builder) leftLocked(ls *[]LeftLocked, ots *tstate) {
+	for i := range *ls {
+		if ll := &(*ls)[i]; ll.Thread == ots.id {
 			ll.Parks++
 			return
 		}
 	}
-	if len(l.LeftLocked) < maxLeftLocked {
-		l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
+	if len(*ls) < maxLeftLocked {
+		*ls = append(*ls, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
 	}
 }
 

@@ -16,7 +16,7 @@ type Chain struct {
 	RootName *string `json:"root_name"`
 	// RootState: what the root did for most of that time ("runnable",
 	// "sleeping", "waiting", "parked", "idle", "blocked" with no owner
-	// known; "cycle" for a deadlock's root; "ended", "unknown"; "released":
+	// known; "cycle" for a deadlock's root; "ended", "not_started" (not started yet), "unknown"; "released":
 	// the holder blamed had released that very lock, in Object.wait or
 	// Condition.await on it).
 	RootState string `json:"root_state"`
@@ -174,6 +174,8 @@ func rootDoing(state string) string {
 		return "ended"
 	case "unknown":
 		return "not recorded"
+	case "not_started":
+		return "not started yet"
 	case "blocked":
 		return "blocked, owner unknown"
 	case "released":

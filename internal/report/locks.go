@@ -309,23 +309,18 @@ func (b *builder) classInits() []ClassInit {
 	return out
 }
 
-// classObject returns, for an object of class java.lang.Class (class, a
-// signature), the class it is, as classes (the recording's class table:
-// a class's id is the identity hash of its Class object) names it; nil
-// for any other object, or a class the table lacks. HotKey.java's
-// synchronized static method blocked threads on "monitor
-// java.lang.Class 7EE8290B", its lock HotKey.class unnamed.
+// classObject is reader.ClassObject of an object as the report writes it
+// (its hex id, its class's signature or nil): nil when it names none.
 func classObject(classes map[format.ClassID]*reader.Class, object string, class *string) *string {
-	if class == nil || *class != "Ljava/lang/Class;" {
+	if class == nil {
 		return nil
 	}
 	id, err := strconv.ParseUint(object, 16, 32)
 	if err != nil {
 		return nil
 	}
-	if c := classes[format.ClassID(id)]; c != nil && c.Signature != "" {
-		sig := c.Signature
-		return &sig
+	if c := reader.ClassObject(classes, format.ObjectID(id), *class); c != "" {
+		return &c
 	}
 	return nil
 }

@@ -308,9 +308,14 @@ type intervalJSON struct {
 	// or a j.u.c. lock) or parked (a blocker's exclusive owner); absent
 	// when unknown or none. Other is the last one, when known.
 	FirstOwner *threadRefJSON `json:"firstOwner,omitempty"`
-	Stack      int            `json:"stack"`
-	Frames     []frameJSON    `json:"frames"`
-	Edges      []edgeJSON     `json:"edges"`
+	// LeftLocked: of a park in a juc lock's acquire whose owner (the
+	// first or the last) ended before the park did, holding the lock
+	// (the lock's model.Lock.LeftLocked names it): that owner, when it
+	// ended, and the parks on the lock that named it after its end.
+	LeftLocked *leftLockedJSON `json:"leftLocked,omitempty"`
+	Stack      int             `json:"stack"`
+	Frames     []frameJSON     `json:"frames"`
+	Edges      []edgeJSON      `json:"edges"`
 	// Owners are, for a contention, the owners it waited behind in
 	// order (the first maxOwnerSpans; OwnersTotal counts them all).
 	Owners      []ownerSpanJSON `json:"owners,omitempty"`
@@ -379,6 +384,16 @@ func (s *site) interval(r *http.Request) (any, error) {
 	}
 	out.Acquire = iv.Acquire
 	out.Pinned = iv.Pinned
+	if iv.Acquire {
+		if l := s.d.m.Lock(iv.Object, model.JUCLock); l != nil {
+			for i, ll := range l.LeftLocked {
+				if (ll.Thread == iv.First || ll.Thread == iv.Other) && ll.Ended <= iv.End {
+					out.LeftLocked = &s.leftLocked(l)[i]
+					break
+				}
+			}
+		}
+	}
 	if iv.Object != 0 {
 		out.Object = iv.Object.String()
 		out.ObjectClass = s.d.objectClass(iv.Object)
@@ -602,6 +617,30 @@ type lockJSON struct {
 	// ended (model.Lock.NoUnpark: a tryLock's timeout, an interrupt), as
 	// the report's no_unpark.
 	NoUnpark int `json:"noUnpark,omitempty"`
+	// LeftLocked: of a juc lock, the owners its parks named that had
+	// ended before the park: a lock its thread never released
+	// (model.Lock.LeftLocked, the report's left_locked); absent when none.
+	LeftLocked []leftLockedJSON `json:"leftLocked,omitempty"`
+}
+
+// leftLockedJSON is a thread that ended holding a juc lock others then
+// parked on (model.LeftLocked): the thread, when it ended (ns since the
+// recording's start) and the parks that named it the owner after.
+type leftLockedJSON struct {
+	Thread int    `json:"thread"` // index, -1 if the recording never saw it
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Ended  int64  `json:"ended"`
+	Parks  int    `json:"parks"`
+}
+
+// leftLocked returns the lock's owners that ended holding it.
+func (s *site) leftLocked(l *model.Lock) []leftLockedJSON {
+	var out []leftLockedJSON
+	for _, ll := range l.LeftLocked {
+		out = append(out, leftLockedJSON{s.d.threadIndex(ll.Thread), ll.Thread.String(), s.d.threadName(ll.Thread), s.d.rel(ll.Ended), ll.Parks})
+	}
+	return out
 }
 
 func (s *site) lockJSON(l *model.Lock) lockJSON {
@@ -618,6 +657,7 @@ func (s *site) lockJSON(l *model.Lock) lockJSON {
 	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
 	out.CallLabel = model.CallLabel(out.Class, out.Call)
 	out.BeforeEvents, out.BeforeAttach, out.WaitsBeforeAttach = l.BeforeEvents, l.BeforeAttach, l.WaitsBeforeAttach
+	out.LeftLocked = s.leftLocked(l)
 	return out
 }
 

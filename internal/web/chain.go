@@ -47,7 +47,7 @@ type chainRootJSON struct {
 	threadRefJSON
 	// State: analysis.Path's RootState: a state (runnable, sleeping, an
 	// ownerless waiting or parked, …), "cycle" (a deadlock: the last
-	// link's to is a thread of the chain), "ended", "unknown" or
+	// link's to is a thread of the chain), "ended", "not_started", "unknown" or
 	// "released" (the last link's lock, which the root had released: in
 	// Object.wait on that monitor, Condition.await on a condition of it).
 	State    string `json:"state"`

@@ -20,7 +20,9 @@ type data struct {
 	all *model.View // the model unfiltered, for its groups
 
 	// lockClass is Model.ClassName per lock's object (a Java name, or the
-	// words for the JVM's lock of a class being initialised): the
+	// words for the JVM's lock of a class being initialised), with the
+	// class a java.lang.Class object is as orca report names it
+	// ("java.lang.Class (com.acme.HotKey.class)", reader.ClassObject): the
 	// model decides which of an object's locks names its class; this only
 	// keeps the answer, which every interval of the object shows.
 	lockClass map[format.ObjectID]string
@@ -109,6 +111,11 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for _, l := range m.Locks {
 		if _, done := d.lockClass[l.Object]; !done {
 			if c := m.ClassName(l.Object); c != "" {
+				if co := reader.ClassObject(rec.Classes, l.Object, m.Class(l.Object)); co != "" {
+					// A java.lang.Class object (a synchronized static
+					// method's lock) named as orca report names it.
+					c += " (" + format.JavaName(co) + ".class)"
+				}
 				d.lockClass[l.Object] = c
 			}
 		}

@@ -291,10 +291,18 @@ function clip(t, n) { return t.length > n ? t.slice(0, n - 1) + '…' : t; }
 function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i + 1) : c; }
 
 // lockClass is a lock's class as the graph names it: without its package,
-// and the JVM's lock of a class being initialised in its words (the API's
-// "class initialisation of com.example.Foo", Model.ClassName).
+// the JVM's lock of a class being initialised in its words (the API's
+// "class initialisation of com.example.Foo", Model.ClassName), and a
+// java.lang.Class object as the class it is (the API's "java.lang.Class
+// (com.example.Foo.class)": a synchronized static method's lock) as
+// "Foo.class".
 const INIT = 'class initialisation of ';
-function lockClass(c) { return c.startsWith(INIT) ? INIT + shortClass(c.slice(INIT.length)) : shortClass(c); }
+const CLASS_OBJECT = /^java\.lang\.Class \((.+)\.class\)$/;
+function lockClass(c) {
+  if (c.startsWith(INIT)) return INIT + shortClass(c.slice(INIT.length));
+  const co = CLASS_OBJECT.exec(c);
+  return co ? shortClass(co[1]) + '.class' : shortClass(c);
+}
 
 // layout places each weakly connected component in layers by longest path
 // from its waiters (cycles broken by a depth-first search), components

@@ -61,10 +61,17 @@ export function ownerFacts(d, source) {
   const last = d.otherId ? { thread: d.other, id: d.otherId, name: d.otherName } : null;
   const unknown = `unknown (${source ? `${source} did not record it` : 'the agent could not read it'})`;
   const out = [];
+  // An owner that had ended holding the lock (/api/intervals' leftLocked):
+  // the lock was left locked, as the report's "left locked" says.
+  const ll = d.leftLocked;
+  const left = (f) => {
+    if (ll && f.who && f.who.id === ll.id) f.note = `ended at ${fmtTime(ll.ended)} holding it: left locked, never released`;
+    return f;
+  };
   if (d.state === 'blocked') {
-    if (first && last && first.id === last.id) return [{ label: 'owner', who: first }];
-    out.push(first ? { label: 'owner when it blocked', who: first } : { label: last ? 'owner when it blocked' : 'owner', who: null, note: unknown });
-    if (last) out.push({ label: 'then held by', who: last, note: d.open ? null : 'its release let this thread in' });
+    if (first && last && first.id === last.id) return [left({ label: 'owner', who: first })];
+    out.push(first ? left({ label: 'owner when it blocked', who: first }) : { label: last ? 'owner when it blocked' : 'owner', who: null, note: unknown });
+    if (last) out.push(left({ label: 'then held by', who: last, note: d.open ? null : 'its release let this thread in' }));
     return out;
   }
   if (first) out.push({ label: 'owner when it parked', who: first });

@@ -3,7 +3,7 @@
 // them) are one row, their objects listed in its detail.
 
 import { getJSON, threadRefs } from './api.js';
-import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, stackEl, fill, doingEl } from './format.js';
+import { STATE_COLORS, fmtDur, fmtCount, fmtTime, breakable, h, kindWord, stackEl, fill, doingEl } from './format.js';
 
 // The columns. Every figure of /api/locks has one, so that no row is blank
 // whatever its only activity (a park, a notify, an uncontended acquire).
@@ -114,7 +114,8 @@ export class Locks {
       const [kind, object] = id.split(':');
       return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
         h('td', { class: 'lock-name' }, h('code', null, l.object), l.class ? h('div', { class: 'muted cls' }, breakable(l.class)) : null,
-          l.callLabel ? h('div', { class: 'muted cls', title: l.call }, l.callLabel) : null),
+          l.callLabel ? h('div', { class: 'muted cls', title: l.call }, l.callLabel) : null,
+          l.leftLocked ? h('div', { class: 'left-locked cls', title: leftLockedTitle(l.leftLocked) }, `left locked by ${l.leftLocked.map((x) => x.name).join(', ')}`) : null),
         h('td', { class: 'kind' }, kindLabel(l.kind)),
         h('td', { class: 'num' }, l.contentions ? fmtCount(l.contentions) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
@@ -239,6 +240,9 @@ export class Locks {
       h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(d.kind)} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null,
         d.callLabel ? h('span', { class: 'muted', title: d.call }, ' ' + d.callLabel) : null),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
+      // A thread that ended holding it (the report's "left locked").
+      ...(d.leftLocked || []).map((x) => h('div', { class: 'left-locked' }, 'left locked: ', link(x.thread, x.name),
+        ` ended at ${fmtTime(x.ended)} holding it, and ${n(x.parks)} ${x.parks === 1 ? 'park' : 'parks'} named it the owner after (it never released it)`)),
       h('div', { class: 'actions' },
         h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),
         h('button', { onclick: () => app.flameFor({ lock: d.object }) }, 'Flame graph of this lock')),
@@ -290,4 +294,10 @@ export class Locks {
     }
     return out;
   }
+}
+
+// leftLockedTitle says in a tooltip who left a lock locked (/api/locks'
+// leftLocked), as the report's "left locked" lines.
+function leftLockedTitle(ls) {
+  return ls.map((x) => `${x.name} ended at ${fmtTime(x.ended)} holding it; ${fmtCount(x.parks)} ${x.parks === 1 ? 'park' : 'parks'} named it the owner after (it never released it)`).join('\n');
 }

@@ -118,6 +118,7 @@ export class Panel {
     if (r.state === 'cycle') what = [h('span', { class: 'badge bad' }, 'deadlock'), ' the chain came back to a thread of it: a cycle is its own root (its thread of smallest id)'];
     else if (r.state === 'ended') what = [h('span', { class: 'muted' }, 'had ended: the thread before it waited on')];
     else if (r.state === 'unknown') what = [h('span', { class: 'muted' }, 'a thread the recording never saw')];
+    else if (r.state === 'not_started') what = [h('span', { class: 'muted' }, 'not started yet: the thread before it waited for a thread still to come')];
     else if (r.state === 'released') {
       what = [stateChip(r.shown || 'waiting'), h('span', { class: 'muted small chain-released' },
         r.object ? [' on ', h('code', null, r.object), r.class ? ` ${r.class}` : ''] : null,

@@ -182,8 +182,10 @@ int owner_each_waiting(owner_waiting *out, int max) {
     if ((q & 1) || !atomic_load(&s->used) || s->carrier || vm_null(s->jt)) continue;
     vm_ptr jt = s->jt, mon;
     uint32_t h = s->hash;
-    if (atomic_load(&s->seq) != q || hs_thread_state_of(jt) != HS_TS_BLOCKED) continue;
-    if (!hs_waiting_monitor(jt, &mon) || vm_null(mon) || atomic_load(&s->seq) != q) continue;
+    // The monitor first: most threads wait on none (a park, a sleep, a
+    // thread that runs), one read each.
+    if (atomic_load(&s->seq) != q || !hs_waiting_monitor(jt, &mon) || vm_null(mon)) continue;
+    if (hs_thread_state_of(jt) != HS_TS_BLOCKED || atomic_load(&s->seq) != q) continue;
     if (k < max) out[k] = (owner_waiting){h, jt, hs_monitor_address(mon)};
     k++;
   }

@@ -253,7 +253,9 @@ static _Atomic uint32_t *seq_of(uint32_t thread) { return &waited_seq[(thread * 
 // sequence then looks for its entry; the walker adds the entry then reads
 // the sequence. Either the walker sees the wait ended, or the thread sees
 // its enter.
-enum { OPEN_WRITING = 1, OPEN_DONE = 2 };
+// OPEN_LEFT: the thread's wait ended while the walker still wrote its
+// enter, past the bound: the walker ends it (1 ns after it), if it wrote it.
+enum { OPEN_WRITING = 1, OPEN_DONE = 2, OPEN_LEFT = 3 };
 typedef struct {
   uint32_t thread, lock;
   int64_t ts;
@@ -291,10 +293,11 @@ static void close_open(int shard, uint32_t thread, int64_t *ts, const orca_frame
     if (opens[i].state == OPEN_DONE) {
       if (*ts <= opens[i].ts) *ts = opens[i].ts + 1;
       ring_put(shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, *ts, thread, opens[i].lock, 0, fr, nf, NULL, 0);
+      open_remove_locked(i);
     } else {
-      counter_add(CNT_BOUNDED_WAITS, 1);   // the walker sees the sequence moved: it writes nothing
+      counter_add(CNT_BOUNDED_WAITS, 1);
+      opens[i].state = OPEN_LEFT;
     }
-    open_remove_locked(i);
     pthread_mutex_unlock(&open_mu);
     return;
   }
@@ -480,13 +483,23 @@ static void write_waits(JNIEnv *env, seen_t **c, int n) {
     if (still) ring_put(0, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, e->w.thread, lock, owner, frames, nf, NULL, 0);
     pthread_mutex_lock(&open_mu);
     for (int i = 0; i < nopens; i++) {
-      if (opens[i].thread != e->w.thread || opens[i].state != OPEN_WRITING) continue;
-      if (still) opens[i].ts = ts, opens[i].state = OPEN_DONE;
-      else open_remove_locked(i);
+      if (opens[i].thread != e->w.thread || (opens[i].state != OPEN_WRITING && opens[i].state != OPEN_LEFT)) continue;
+      if (still && opens[i].state == OPEN_LEFT) {
+        // Its thread's ClassInitWaited came meanwhile and did not wait for
+        // this write (bounded): the enter ends here, 1 ns long.
+        ring_put(0, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts + 1, e->w.thread, lock, 0, frames, nf, NULL, 0);
+        still = 0;
+        open_remove_locked(i);
+      } else if (still) {
+        opens[i].ts = ts, opens[i].state = OPEN_DONE;
+      } else {
+        open_remove_locked(i);
+      }
       break;
     }
     pthread_mutex_unlock(&open_mu);
     if (still) e->verdict = SEEN_WRITTEN, written_n++;
+    else if (e->verdict != SEEN_NOT) e->verdict = SEEN_FIRST;   // its wait ended: looked at again
   next:
     (*env)->DeleteLocalRef(env, ref);
   }

@@ -65,7 +65,11 @@ func TestChainRelease(t *testing.T) {
 			roots[c.Root] = c
 			all = append(all, fmt.Sprintf("%v %s %.6f s depth %d %v links %+v", c.Root, c.RootState, c.Time.Seconds(), c.Depth, c.Threads, c.Links))
 			for _, l := range c.Links {
-				if l.From == holderM || l.From == holderJ {
+				// Not a contention on one of the JDK's monitors (below: its
+				// threads also contend on them briefly, e.g. holder-j's exit
+				// on its own Thread object while main, inside join, holds it:
+				// CI on 25 at load had that step, 220 µs, a real one).
+				if (l.From == holderM || l.From == holderJ) && !(l.How == "monitor" && l.Object != monitor) {
 					t.Errorf("root %v: a step from holder %v (%s on %v to %v): the chain went on through a released lock's holder", c.Root, l.From, l.How, l.Object, l.To)
 				}
 			}

@@ -51,6 +51,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -383,6 +384,11 @@ func runFor(t *testing.T, timeout time.Duration, dir string, name string, args .
 	if env := envOf(t); len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
+	// In its own process group, all of it killed at the timeout: orca record's JVM is its
+	// child, and killing orca alone left a hung JVM spinning for the rest of the suite (a
+	// Convoy.java that never ended: 30 min at half a core).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

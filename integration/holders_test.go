@@ -48,9 +48,12 @@ func TestHolderDoing(t *testing.T) {
 			t.Errorf("holder running %.3f s, want about the compute's %.3f s CPU: %s", r, compute, show)
 		}
 		// Other: the socket read, which is off a CPU in no recorded state; on a loaded machine
-		// part of it may be ready (waiting for a CPU after the byte came).
-		if o := d["other"]; o < 0.6*io || o > 1.2*io {
-			t.Errorf("holder other %.3f s, want about the socket read's %.3f s: %s", o, io, show)
+		// part of it may be ready (waiting for a CPU after the byte came), and the holder's
+		// Thread.start of the waiters, a native wait for each new thread to run, is "other"
+		// too (0.4 s of it at load 10; start_ns, measured by the program, is its bound).
+		start := float64(e.int(t, "start_ns")) / 1e9
+		if o := d["other"]; o < 0.6*io || o > 1.2*io+start {
+			t.Errorf("holder other %.3f s, want about the socket read's %.3f s (and at most the waiters' starts' %.3f s more): %s", o, io, start, show)
 		}
 		if len(l.HoldersFrames) < 2 {
 			t.Fatalf("want the holder's frames, compute's and the socket read's: %s", show)

@@ -10,7 +10,8 @@
 //
 // While the waiters are blocked, the holder is running (compute) about COMPUTE_MS a round and in
 // I/O (readSlow) about IO_MS. main prints EXPECT with the measured CPU of compute and the time of
-// readSlow, summed over the rounds, and the holder's and lock's identities.
+// readSlow, summed over the rounds, the holder's time in its waiters' Thread.start, and the
+// holder's and lock's identities.
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -24,7 +25,7 @@ public class HolderDoing {
     static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
     static final Object lock = new Object();
     static volatile long sink;
-    static long computeNs, ioNs;
+    static long computeNs, ioNs, startNs; // startNs: the holder's time in Thread.start of its waiters (native: "other" too)
 
     // compute burns COMPUTE_MS of the calling thread's CPU time, in its own
     // loop: the clock is read every ~1 ms of it (a thread CPU clock is a
@@ -79,7 +80,9 @@ public class HolderDoing {
                                 }
                             }, "waiter-" + r + "-" + i);
                             waiters[r][i] = w;
+                            long s0 = System.nanoTime();
                             w.start();
+                            startNs += System.nanoTime() - s0;
                         }
                         for (Thread w : waiters[r]) {
                             while (w.getState() != Thread.State.BLOCKED) Thread.sleep(1);
@@ -99,6 +102,6 @@ public class HolderDoing {
         System.out.println("EXPECT holder=" + String.format("%08x", System.identityHashCode(holder))
                 + " lock=" + String.format("%08x", System.identityHashCode(lock))
                 + " rounds=" + ROUNDS + " waiters=" + WAITERS
-                + " compute_ns=" + computeNs + " io_ns=" + ioNs);
+                + " compute_ns=" + computeNs + " io_ns=" + ioNs + " start_ns=" + startNs);
     }
 }

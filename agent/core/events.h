@@ -308,6 +308,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_WAITS_WITHOUT_STACK "waits_without_stack"
 #define ORCA_INFO_WARNING "warning"
 #define ORCA_INFO_WAIT_TIMEOUTS "wait_timeouts"
+#define ORCA_INFO_CLASS_INIT_OPEN "class_init_open"
 #define ORCA_INFO_HELD_MONITORS "held_monitors"
 #define ORCA_INFO_HELD_MONITORS_UNREAD "held_monitors_unread"
 #define ORCA_INFO_HELD_MONITORS_SKIPPED "held_monitors_skipped"

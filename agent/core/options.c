@@ -282,6 +282,7 @@ void options_switches(void) {
   s.test_wall_signal_ms = slow <= 1000 ? slow : 0;
   s.held_in_thread = on(getenv("ORCA_HELD_IN_THREAD"));
   s.time_held = on(getenv("ORCA_TIME_HELD"));
+  s.time_clinit = on(getenv("ORCA_TIME_CLINIT"));
   s.held_jvmti = on(getenv("ORCA_HELD_JVMTI"));
   s.held_check = on(getenv("ORCA_HELD_CHECK"));
   if (s.test_slow_sample_us > 1000000) s.test_slow_sample_us = 1000000;

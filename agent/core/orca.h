@@ -70,6 +70,7 @@ typedef struct {
   int test_wall_signal_ms; // ORCA_TEST_WALL_SIGNAL_MS=MS: the wall sampler waits MS between its look at the threads and its signals
   int held_in_thread;      // ORCA_HELD_IN_THREAD=1: a contended enter's held monitors asked by its own thread (before 2026-11-30)
   int time_held;           // ORCA_TIME_HELD=1: the held monitors' calls timed, printed at exit
+  int time_clinit;         // ORCA_TIME_CLINIT=1: the walker's looks for class-initialisation waits timed, printed at exit
   int held_jvmti;          // ORCA_HELD_JVMTI=1: held monitors never read from the frames, always asked (before 2026-11-30 night)
   int held_check;          // ORCA_HELD_CHECK=1: each frames' read compared with JVMTI's answer in the thread, differences printed
   // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the

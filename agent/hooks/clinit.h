@@ -13,7 +13,7 @@
 // nothing is told apart.
 void clinit_init(JNIEnv *env);
 // clinit_reset forgets which class-initialisation locks were named (a new
-// recording in the same JVM).
+// recording in the same JVM), and what the walker's rounds left open.
 void clinit_reset(void);
 // clinit_enter, at a MonitorContendedEnter on o (hash h) of the calling
 // thread (hash thread, ring shard), before its Enter line: when o is the
@@ -24,4 +24,9 @@ void clinit_enter(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o
 // writes its ClassInitLock line (once per object) and a ClassInitWaited
 // with the thread's stack.
 void clinit_waited(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o);
+// clinit_round (the walker, each round): class-initialisation waits still
+// open get their MonitorContendedEnter on the init lock, owned by the
+// thread that runs the initialiser (clinit.c, "Waits still open").
+// ORCA_TIME_CLINIT=1 times the rounds (printed at exit).
+void clinit_round(JNIEnv *env);
 #endif

@@ -173,6 +173,47 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash, int carrie
   add(jt, lo, hi, jtid, hash, carrier);
 }
 
+int owner_each_waiting(owner_waiting *out, int max) {
+  if (!can_owner) return 0;
+  int n = atomic_load(&high), k = 0;
+  for (int i = 0; i < n; i++) {
+    slot_t *s = slot(i);
+    unsigned q = atomic_load(&s->seq);
+    if ((q & 1) || !atomic_load(&s->used) || s->carrier || vm_null(s->jt)) continue;
+    vm_ptr jt = s->jt, mon;
+    uint32_t h = s->hash;
+    // The monitor first: most threads wait on none (a park, a sleep, a
+    // thread that runs), one read each.
+    if (atomic_load(&s->seq) != q || !hs_waiting_monitor(jt, &mon) || vm_null(mon)) continue;
+    if (hs_thread_state_of(jt) != HS_TS_BLOCKED || atomic_load(&s->seq) != q) continue;
+    if (k < max) out[k] = (owner_waiting){h, jt, hs_monitor_address(mon)};
+    k++;
+  }
+  return k;
+}
+
+int owner_still_waiting(vm_ptr jt, uintptr_t monitor) {
+  vm_ptr mon;
+  return hs_thread_state_of(jt) == HS_TS_BLOCKED && hs_waiting_monitor(jt, &mon) && hs_monitor_address(mon) == monitor;
+}
+
+uint32_t owner_key_of(vm_ptr jt) {
+  int n = atomic_load(&high);
+  for (int i = 0; i < n; i++) {
+    slot_t *s = slot(i);
+    unsigned q = atomic_load(&s->seq);
+    if ((q & 1) || !atomic_load(&s->used) || s->carrier || !vm_same(s->jt, jt)) continue;
+    uint32_t h = s->hash;
+    if (atomic_load(&s->seq) == q) return h;
+  }
+  return 0;
+}
+
+vm_ptr owner_jt_of(JNIEnv *env, jobject thread) {
+  fields(env, thread);
+  return fid_eetop ? vm_at((uintptr_t)(*env)->GetLongField(env, thread, fid_eetop)) : vm_at(0);
+}
+
 int owner_thread_tid(JNIEnv *env, jobject thread) {
   fields(env, thread);
   if (!fid_eetop) return 0;

@@ -6,6 +6,7 @@
 #include <jni.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "hotspot/safe.h"
 
 // owner_init finds the offsets; NULL or a warning (then owners are unknown).
 const char *owner_init(void);
@@ -56,6 +57,28 @@ uint32_t owner_pending_hash(JNIEnv *env);
 // while unmounted (24+: its lock stack was in its stack chunk, where no
 // contender looks); it says so when it runs again (MonitorOwned).
 int owner_held_contended(JNIEnv *env, uint32_t *out, int max);
+// owner_waiting: a live platform thread (no carrier of virtual threads)
+// that HotSpot has _thread_blocked in a wait on a monitor
+// (JavaThread::_current_waiting_monitor): its key, its JavaThread and the
+// monitor's address. owner_each_waiting writes up to max of them into out
+// and returns how many there are (more than max: call again with room).
+// Fault-safe reads of the table's JavaThreads; a thread that ends
+// meanwhile may be read as anything but a crash (its slot's sequence
+// drops it when seen changing).
+typedef struct {
+  uint32_t thread;
+  vm_ptr jt;
+  uintptr_t monitor;
+} owner_waiting;
+int owner_each_waiting(owner_waiting *out, int max);
+// owner_still_waiting: jt is still _thread_blocked waiting on monitor.
+int owner_still_waiting(vm_ptr jt, uintptr_t monitor);
+// owner_key_of: the key a live thread whose JavaThread is jt was
+// registered with (0: not in the table, or a carrier).
+uint32_t owner_key_of(vm_ptr jt);
+// owner_jt_of: the JavaThread of thread (Thread.eetop; null when it has
+// none: not started, or ended).
+vm_ptr owner_jt_of(JNIEnv *env, jobject thread);
 // Threads that found the table of live threads full (their owned monitors'
 // contenders see owner 00000000) are counted in CNT_OWNER_TABLE_FULL.
 #endif

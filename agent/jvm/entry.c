@@ -344,6 +344,7 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
   state_facts();
   // Every timed Object.wait gets its ObjectWaitTimeout line (pending.c).
   if (!opt.seed_only) counters_prop(ORCA_INFO_WAIT_TIMEOUTS, "yes");
+  if (!opt.seed_only) counters_prop(ORCA_INFO_CLASS_INIT_OPEN, "yes");   // hooks/clinit.c's rounds
   // Threads' scheduler times (ThreadCPU: record/tcpu.h), not a kind of the
   // manual's.
   const char *no_cpu = tcpu_start(opt.seed_only ? 0 : opt.thread_cpu_ms);
@@ -746,6 +747,7 @@ static jint attach_stop(JNIEnv *env, const char *options) {
 // command under way defers the test to the next round.
 static void on_round(JNIEnv *env) {
   attached_poll(env);
+  clinit_round(env);
   if (pthread_mutex_trylock(&rec_lock) != 0) return;
   int on = 1;
   if (orca_recording() && lease_lost() && atomic_compare_exchange_strong(&orca_state, &on, 0)) {

@@ -309,6 +309,18 @@ int pending_wait_open(pending_tstate *s) {
   return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
 }
 
+int pending_waiting(uint32_t *out, int max) {
+  int k = 0;
+  pthread_mutex_lock(&registry_mu);
+  for (pending_tstate *s = registry; s; s = s->next) {
+    if (s->detached || !pending_wait_open(s)) continue;
+    if (k < max) out[k] = s->hash;
+    k++;
+  }
+  pthread_mutex_unlock(&registry_mu);
+  return k;
+}
+
 void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts, int64_t ms) {
   s->wait_dropped = 0;
   // Under the monitor: only when a wait is still open (rare).

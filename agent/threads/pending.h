@@ -156,6 +156,11 @@ int pending_settle(pending_tstate *s, int64_t at);
 void pending_drop_enter(pending_tstate *s);
 // pending_wait_open: the thread has a recorded wait not yet settled.
 int pending_wait_open(pending_tstate *s);
+// pending_waiting writes the keys of the threads with a recorded
+// Object.wait open (pending_wait_open; up to max) into out and returns how
+// many there are: the walker's look for the JVM's own waits leaves them
+// out (hooks/clinit.c).
+int pending_waiting(uint32_t *out, int max);
 // pending_on_entered_done sets the function called when an enter that
 // needed its Entered callback no longer awaits it (monitor.c).
 void pending_on_entered_done(void (*fn)(void));

@@ -104,6 +104,13 @@ const (
 	// InfoWaitTimeouts: "yes" when every timed Object.wait has its
 	// ObjectWaitTimeout line, so a wait without one is untimed.
 	InfoWaitTimeouts = "wait_timeouts"
+	// InfoClassInitOpen: "yes" when the agent's walker wrote the
+	// class-initialisation waits it found still open (a
+	// MonitorContendedEnter on the class's init lock, owned by the thread
+	// that runs its initialiser, ended by the thread's ClassInitWaited:
+	// docs/agent.md, "Class initialisation"), so a wait longer than two of
+	// its rounds is seen from when it was found.
+	InfoClassInitOpen = "class_init_open"
 	// InfoHeldMonitors: "yes" when every MonitorContendedEnter is followed
 	// by the MonitorHeld lines of the monitors its thread held then (none
 	// when it held none), with orca record --lock-order or
@@ -331,7 +338,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldRetimed, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassInitOpen, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldRetimed, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallLate, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

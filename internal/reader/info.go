@@ -115,6 +115,10 @@ func (in Info) Incomplete() bool {
 // false when .info does not say.
 func (in Info) Dropped() (n int64, ok bool) { return in.Int(format.InfoDroppedTotal) }
 
+// ClassInitOpen reports whether the agent wrote the class-initialisation
+// waits it found still open (class_init_open=yes).
+func (in Info) ClassInitOpen() bool { return in[format.InfoClassInitOpen] == "yes" }
+
 // WaitTimeouts reports whether every timed Object.wait has its
 // ObjectWaitTimeout line (wait_timeouts=yes), so a wait without one is
 // untimed.

@@ -40,6 +40,9 @@ type ChainLink struct {
 	How    string  `json:"how"`
 	Object *string `json:"object"` // null for a join
 	Class  *string `json:"class,omitempty"`
+	// ClassInit: Object is the JVM's init lock of this class (a "monitor"
+	// step): From waits for its initialisation, which To runs.
+	ClassInit *string `json:"class_init,omitempty"`
 	// S: the seconds of the threads behind the root that went through
 	// this step.
 	S float64 `json:"s"`
@@ -111,6 +114,9 @@ func (b *builder) chainRow(c analysis.Chain) Chain {
 		if l.Object != 0 {
 			cl.Object = idPtr(l.Object.String(), true)
 			cl.Class = b.class(l.Object)
+			if l.How == "monitor" {
+				cl.ClassInit = b.initOf(l.Object)
+			}
 		}
 		r.Links = append(r.Links, cl)
 	}
@@ -198,6 +204,9 @@ func (t *textWriter) linkWord(l ChainLink) string {
 	}
 	switch l.How {
 	case "monitor":
+		if c, ok := t.initOf(l.Object); ok {
+			return initWait(*l.Object, c) + ", run by"
+		}
 		return "blocked on monitor" + obj + " held by"
 	case "lock":
 		return "blocked on lock" + obj + " held by"

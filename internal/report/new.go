@@ -128,11 +128,18 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		width:             opt.Width,
 		classes:           rec.Classes,
 	}
+	for _, ci := range m.ClassInits {
+		if r.inits == nil {
+			r.inits = map[string]string{}
+		}
+		r.inits[ci.Object.String()] = ci.Class
+	}
 	for _, e := range res.ParseErrors[:min(maxSamples, len(res.ParseErrors))] {
 		r.ParseErrorSamples = append(r.ParseErrorSamples, e.Error())
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	r.initOpen = rec.Info.ClassInitOpen()
 	r.heldMonitors = heldMonitorsFact(rec.Info)
 	// The agent records parks unless told kinds=seed (an import from JFR
 	// has them too).
@@ -437,6 +444,16 @@ func (b *builder) stack(id model.StackID) []string {
 
 // class returns the class of an object, as a lock of any kind knows it; nil
 // when unknown.
+// initOf is the class whose initialisation the JVM's init lock o is of
+// (model.Model.InitLock), nil when o is no such lock.
+func (b *builder) initOf(o format.ObjectID) *string {
+	if ci := b.m.InitLock(o); ci != nil {
+		c := ci.Class
+		return &c
+	}
+	return nil
+}
+
 func (b *builder) class(o format.ObjectID) *string {
 	if c := b.m.Class(o); c != "" {
 		return &c
@@ -640,6 +657,17 @@ func (b *builder) deadlocks() []Deadlock {
 		if known {
 			r.Classes = classes
 		}
+		inits := make([]*string, len(d.Objects))
+		known = false
+		for j, o := range d.Objects {
+			if o != 0 && (j >= len(d.States) || d.States[j] != model.Parked) {
+				inits[j] = b.initOf(o)
+			}
+			known = known || inits[j] != nil
+		}
+		if known {
+			r.ClassInits = inits
+		}
 		out = append(out, r)
 	}
 	return out
@@ -667,6 +695,9 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			r.OtherName = b.name(h.Other)
 		}
 		r.Class = b.class(h.Object)
+		if h.State == model.Blocked && !h.Acquire && h.Object != 0 {
+			r.ClassInit = b.initOf(h.Object)
+		}
 		if h.Why == analysis.Alone {
 			v := b.rel(h.Progress)
 			r.OthersRanUntilS = &v

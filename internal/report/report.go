@@ -219,6 +219,12 @@ type Report struct {
 
 	width int // Options.Width, for WriteText
 	top   int // Options.Top, for WriteText's wait chains
+	// inits: the JVM's init locks of classes (model.Model.ClassInits, by
+	// object), for WriteText to name them in every section.
+	inits map[string]string
+	// initOpen: the agent wrote the class-initialisation waits it found
+	// still open (.info class_init_open).
+	initOpen bool
 	// classes: the recording's class table, for WriteText to name the
 	// class a java.lang.Class object is (classObject).
 	classes map[format.ClassID]*reader.Class
@@ -486,6 +492,11 @@ type Deadlock struct {
 	// Classes: each object's class signature (null when unknown or for a
 	// join); absent when no class of the cycle is known.
 	Classes []*string `json:"classes,omitempty"`
+	// ClassInits: per thread, when its object is the JVM's init lock of a
+	// class (model.Model.InitLock), the class whose initialisation it waits
+	// for ("" when no frame named it; null otherwise): its "owner" is the
+	// thread that runs the class's initialiser. Absent when none is.
+	ClassInits []*string `json:"class_inits,omitempty"`
 	// BeforeAttach: the cycle was already there when orca attached (every
 	// thread of it was in its state at the attach): when it formed is not
 	// known, at_s is the attach and lasted_s is at least that long.
@@ -513,6 +524,10 @@ type Hang struct {
 	// Lock: the state is "blocked" on a java.util.concurrent lock (a park in
 	// its acquire, Object its sync), not on a monitor.
 	Lock bool `json:"lock,omitempty"`
+	// ClassInit: Object is the JVM's init lock of this class (as
+	// Lock.InitOf): the thread waits for its initialisation, Other runs it.
+	// Absent otherwise.
+	ClassInit *string `json:"class_init,omitempty"`
 	// Timeout: "none" (the state cannot end by itself), "set" (it can: a
 	// park or a wait with a timeout) or "unknown" (an Object.wait(long) in
 	// a recording without wait_timeouts, a join).

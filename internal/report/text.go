@@ -18,7 +18,7 @@ import (
 // An empty section is one line ("No deadlocks."). Stacks are shortened as
 // compact describes; thread names are quoted and followed by their id.
 func (r *Report) WriteText(w io.Writer) error {
-	t := &textWriter{w: w, width: r.width, classes: r.classes}
+	t := &textWriter{w: w, width: r.width, classes: r.classes, inits: r.inits}
 	if t.width <= 0 {
 		t.width = 100
 	}
@@ -45,6 +45,30 @@ type textWriter struct {
 	// classes: the recording's class table (Report.classes), to name the
 	// class a java.lang.Class object is (named).
 	classes map[format.ClassID]*reader.Class
+	// inits: the JVM's init locks of classes (Report.inits).
+	inits map[string]string
+}
+
+// initOf is the class whose initialisation the monitor object is the
+// JVM's init lock of; ok false when it is no such lock.
+func (t *textWriter) initOf(object *string) (string, bool) {
+	if object == nil {
+		return "", false
+	}
+	c, ok := t.inits[*object]
+	return c, ok
+}
+
+// initWait says what a thread blocked on the JVM's init lock of class
+// (object) waits for: "waiting for the initialisation of class X (the
+// JVM's init lock, int[] H)". Its owner runs the initialiser (a wait the
+// agent saw still open: docs/agent.md, "Class initialisation"), or holds
+// the lock for a moment to link the class or mark it initialised.
+func initWait(object, class string) string {
+	if class == "" {
+		return "waiting for a class's initialisation (the JVM's init lock, int[] " + object + "; no frame named the class)"
+	}
+	return "waiting for the initialisation of class " + format.JavaName(class) + " (the JVM's init lock, int[] " + object + ")"
 }
 
 // printf writes f with args, as fmt.Fprintf.
@@ -289,6 +313,15 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 			s += " held by " + t.label(other, otherName)
 		} else {
 			s += " (owner unknown)"
+		}
+		return s
+	}
+	if c, ok := t.initOf(object); ok && state == "blocked" {
+		s = initWait(*object, c)
+		if other != "" {
+			s += ", run by " + t.label(other, otherName)
+		} else {
+			s += " (initialiser unknown)"
 		}
 		return s
 	}
@@ -782,6 +815,9 @@ func (t *textWriter) lockNamed(kind, object string, class, initOf *string, call 
 	if kind == "monitor" && initOf != nil {
 		return initNamed(object, *initOf)
 	}
+	if c, ok := t.initOf(&object); ok && kind == "monitor" {
+		return initNamed(object, c)
+	}
 	return kindWord(kind) + " " + t.named(object, class, call)
 }
 
@@ -1271,6 +1307,15 @@ func (r *Report) classInitSection(t *textWriter) {
 		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
 	}
 	if program == 0 {
+		return
+	}
+	if r.initOpen {
+		t.printf("  HotSpot posts no event when such a wait begins: the agent looks for the waits still open\n" +
+			"  at each round of its walker (every flush period, 200 ms by default), and one seen in two rounds\n" +
+			"  running is shown from then on as a contention of the class's init lock, waiting for the\n" +
+			"  thread whose stack runs the class's <clinit> (DEADLOCKS, HANGS, CONTENTION): it began up to\n" +
+			"  two rounds earlier. A shorter wait shows only its end (until then the thread shows as\n" +
+			"  running). JDK 21 waits on a native monitor (JDK-8288064) and shows none of it.\n")
 		return
 	}
 	t.printf("  Only their ends are seen: HotSpot posts no event when such a wait begins, and clears the\n" +

@@ -78,7 +78,10 @@ export class Deadlocks {
         h('div', { class: 'muted small' }, dl.beforeAttach
           ? `already deadlocked when orca attached; ${dl.atEnd ? `still intact at the end (≥ ${fmtDur(dl.lasted)})` : `broke at ${fmtTime(dl.resolved)} (after ≥ ${fmtDur(dl.lasted)})`}`
           : `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? `still intact at the end, ${fmtDur(dl.lasted)} later` : `broke after ${fmtDur(dl.lasted)}`}`),
-        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? lockClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
+        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? (dl.classes && dl.classes[i] && dl.classes[i].startsWith(INIT)
+          // The JVM's init lock of a class: its owner runs the class's initialiser (orca report's words).
+          ? ` waits for the ${lockClass(dl.classes[i])} (${dl.objects[i]}), run by `
+          : ` waits on ${dl.classes && dl.classes[i] ? lockClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by `) : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk && !hg.alone), jdkHangs = d.hangs.filter((hg) => hg.jdk);
     const alone = d.hangs.filter((hg) => !hg.jdk && hg.alone);

@@ -804,31 +804,39 @@ func TestWallStarved(t *testing.T) {
 func TestSamplesWallLate(t *testing.T) {
 	t.Setenv("ORCA_TEST_WALL_SIGNAL_MS", "25")
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "WallLate", "3000")
-		r := load(t, prefix)
-		hopper := format.ThreadID(e.hash(t, "hopper"))
-		var parkedFrom format.Time
-		parked, inPark, outside := false, 0, 0
-		for _, ev := range r.events {
-			if ev.Thread != hopper {
-				continue
+		// The sampler looks at hopper a few times a run (it sleeps over the ticks while hopper
+		// parks): a run whose signals all found it in its read is tried again, twice at most.
+		for try := 1; ; try++ {
+			e, prefix := recordExpect(t, j, "WallLate", "3000")
+			r := load(t, prefix)
+			hopper := format.ThreadID(e.hash(t, "hopper"))
+			var parkedFrom format.Time
+			parked, inPark, outside := false, 0, 0
+			for _, ev := range r.events {
+				if ev.Thread != hopper {
+					continue
+				}
+				switch {
+				case ev.Kind == format.ThreadPark:
+					parked, parkedFrom = true, ev.Time
+				case ev.Kind == format.ThreadUnparked:
+					parked = false
+				case ev.Kind == format.Sample && ev.Sampled == format.SampleWall && parked:
+					inPark++
+					t.Errorf("a wall sample of hopper at %v, in its park since %v: want none (a park is a recorded state)", ev.Time, parkedFrom)
+				case ev.Kind == format.Sample && ev.Sampled == format.SampleWall:
+					outside++
+				}
 			}
-			switch {
-			case ev.Kind == format.ThreadPark:
-				parked, parkedFrom = true, ev.Time
-			case ev.Kind == format.ThreadUnparked:
-				parked = false
-			case ev.Kind == format.Sample && ev.Sampled == format.SampleWall && parked:
-				inPark++
-				t.Errorf("a wall sample of hopper at %v, in its park since %v: want none (a park is a recorded state)", ev.Time, parkedFrom)
-			case ev.Kind == format.Sample && ev.Sampled == format.SampleWall:
-				outside++
+			late, err := strconv.Atoi(r.info[format.InfoSampleWallLate])
+			t.Logf("run %d: .info %s=%s; hopper's wall samples: %d outside its parks, %d inside", try, format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], outside, inPark)
+			if err == nil && late >= 1 {
+				return
 			}
-		}
-		late, err := strconv.Atoi(r.info[format.InfoSampleWallLate])
-		t.Logf(".info %s=%s; hopper's wall samples: %d outside its parks, %d inside", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], outside, inPark)
-		if err != nil || late < 1 {
-			t.Errorf(".info %s=%q: want at least 1 (signals that found hopper parked)", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate])
+			if try == 3 {
+				t.Errorf(".info %s=%q in %d runs: want at least 1 (signals that found hopper parked)", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], try)
+				return
+			}
 		}
 	})
 }

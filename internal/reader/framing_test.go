@@ -293,6 +293,15 @@ func TestUnknownKind(t *testing.T) {
 	if len(told) != 1 || !strings.HasPrefix(told[0], "f.orca: byte ") || !strings.HasSuffix(told[0], wantTold) {
 		t.Errorf("told %q, want one %q", told, wantTold)
 	}
+	// EachEvent's Columns (decodeRunCols, which leaves a chunk with such a
+	// descriptor to next) hand on what its Batch does.
+	for _, opt := range []EachOptions{{Workers: 1}, {Workers: 2, ChunkSize: 64 << 10}} {
+		want, _ := eachRendered(t, b, opt, false)
+		got, _ := eachRendered(t, b, opt, true)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%+v: Columns\n%s\nBatch\n%s", opt, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }
 
 // FuzzFraming: a recording damaged where the fuzzer says (op 0: cut, 1:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"syscall"
@@ -344,3 +345,45 @@ func BenchmarkFile(b *testing.B) {
 
 // benchSink keeps what the benchmarks sum.
 var benchSink uint64
+
+// BenchmarkFileColumns reads the recording ORCA_BENCH_PREFIX names from
+// memory (read once: no system call, no page cache in the passes) with
+// EachOptions.Columns, each row's kind, time, thread and stack read: the
+// reader's decoding and delivery alone, one worker (issue 34's budget,
+// ≤ 60 ns an event). On a shared machine the fastest pass says most:
+// ns/event-min is its CPU time an event, Mevents/cpu-s all the passes'.
+func BenchmarkFileColumns(b *testing.B) {
+	prefix := os.Getenv("ORCA_BENCH_PREFIX")
+	if prefix == "" {
+		b.Skip("ORCA_BENCH_PREFIX is not set")
+	}
+	path := prefix + format.SuffixEvents
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	c0, n := cpuTime(), 0
+	var sum uint64
+	best := time.Duration(math.MaxInt64)
+	for b.Loop() {
+		p0, m := cpuTime(), 0
+		_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), path, EachOptions{Workers: 1, Stacks: NewStackTable(), Columns: func(c *Columns) error {
+			kind, tm, th, st := c.Kind, c.Time[:len(c.Kind)], c.Thread[:len(c.Kind)], c.Stack[:len(c.Kind)]
+			for i := range kind {
+				sum += uint64(kind[i]) + uint64(tm[i]) + uint64(th[i]) + uint64(st[i])
+			}
+			m += c.Len()
+			return nil
+		}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		best, n = min(best, cpuTime()-p0), n+m
+		if m > 0 {
+			b.ReportMetric(float64(best.Nanoseconds())/float64(m), "ns/event-min")
+		}
+	}
+	reportEvents(b, c0, n)
+	benchSink = sum
+}

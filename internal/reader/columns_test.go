@@ -16,6 +16,14 @@ import (
 // are given in order of first appearance.
 func eachRendered(t *testing.T, data []byte, opt EachOptions, cols bool) (seq []string, truncated bool) {
 	t.Helper()
+	return eachRenderedDense(t, data, opt, cols, true)
+}
+
+// eachRenderedDense is eachRendered, its check of the dense numbers' order
+// made only when dense (FuzzCompact: a chunk with a malformed record can
+// number a thread before one whose row comes first, a known exception).
+func eachRenderedDense(t *testing.T, data []byte, opt EachOptions, cols, dense bool) (seq []string, truncated bool) {
+	t.Helper()
 	opt.Stacks = NewStackTable()
 	opt.Malformed = func(pe *ParseError) { seq = append(seq, "malformed "+pe.Error()) }
 	unclosed := 0
@@ -28,7 +36,7 @@ func eachRendered(t *testing.T, data []byte, opt EachOptions, cols bool) (seq []
 		opt.Columns = func(c *Columns) error {
 			var ev Event
 			for i := range c.Len() {
-				if d := int(c.Thread[i]); d >= seen {
+				if d := int(c.Thread[i]); dense && d >= seen {
 					if d != seen {
 						t.Fatalf("row %d: dense thread %d, want at most %d", i, d, seen)
 					}

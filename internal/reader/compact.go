@@ -59,7 +59,12 @@ type compactRecords struct {
 	tlocStamp int
 	aliases   map[uint32]format.ThreadID
 	stacks    []compactStack
-	sc        *stackCache // nil: frames are allocated per definition
+	// sloc: the stacks' numbers+1 in sc's chunkStacks of tlocStamp (0:
+	// not numbered yet), by number, sloc[0] 1 for none: len(stacks)+1
+	// of them (decodeRunCols; 4 bytes a stack where a compactStack is 72,
+	// a cache miss an event).
+	sloc []uint32
+	sc   *stackCache // nil: frames are allocated per definition
 
 	// Version 3 (format.CompactHeader): the chunk's number, its offset,
 	// its event records so far, their times' span and the CRC-32C of its
@@ -76,6 +81,7 @@ type compactRecords struct {
 	lo, hi   format.Time
 	crc      uint32
 	layouts  []*kindLayout // 256, by kind (nil before the first descriptor)
+	foreign  bool          // a layout of the chunk's is not the reader's own (decodeRunCols)
 	skipped  map[string]int
 	pending  *ParseError
 	lastAt   int64 // the offset of the last record read
@@ -186,7 +192,7 @@ func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache)
 		version = 0
 	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], tloc: r.tloc[:0], tlocStamp: -1, stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, noDefs: r.noDefs, texts: r.texts, slow: r.slow}
+		threads: r.threads[:0], tloc: r.tloc[:0], tlocStamp: -1, stacks: r.stacks[:0], sloc: append(r.sloc[:0], 1), sc: sc, version: version, defs: r.defs, noDefs: r.noDefs, texts: r.texts, slow: r.slow}
 }
 
 // setVersion sets the version of the file a piece of which r decodes
@@ -634,11 +640,12 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 			r.pending = r.endChunk(0, "ends at the next chunk")
 		}
 		r.inChunk, r.prev = true, format.Time(t)
-		r.threads, r.stacks, r.tloc = r.threads[:0], r.stacks[:0], r.tloc[:0]
+		r.threads, r.stacks, r.tloc, r.sloc = r.threads[:0], r.stacks[:0], r.tloc[:0], append(r.sloc[:0], 1)
 		clear(r.aliases)
 		r.seq, r.chunkAt, r.sumFrom, r.records, r.crc = seq, r.offset(), r.pos, 0, 0
 		r.lo, r.hi = math.MaxInt64, -1
 		clear(r.layouts)
+		r.foreign = false
 		clear(r.skipped) // of a chunk cut short by a malformed record, which was told
 		return d.i, false, ""
 	case tag == format.TagChunk:
@@ -734,7 +741,7 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 		// and checked before, so only their end is looked for.
 		if end := varintsEnd(d.b, d.i, 2*int(depth)); end >= 0 {
 			if ent, ok := r.sc.seen.get(d.b[depthAt:end]); ok {
-				r.stacks = append(r.stacks, compactStack{ent: ent})
+				r.addStack(compactStack{ent: ent})
 				return end, false, ""
 			}
 		}
@@ -770,7 +777,7 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 	if id != uint64(len(r.stacks))+1 {
 		return 0, false, fmt.Sprintf("stack id %d defined, want the next one, %d", id, len(r.stacks)+1)
 	}
-	r.stacks = append(r.stacks, compactStack{frames: frames[:len(frames):len(frames)], ent: ent})
+	r.addStack(compactStack{frames: frames[:len(frames):len(frames)], ent: ent})
 	return d.i, false, ""
 }
 
@@ -841,6 +848,7 @@ func (r *compactRecords) decodeDescriptor(d *dec) (int, bool, string) {
 		r.layouts = make([]*kindLayout, 256)
 	}
 	r.layouts[k] = l
+	r.foreign = r.foreign || l != nil
 	return d.i, false, ""
 }
 
@@ -1025,11 +1033,25 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 	return d.i, true, ""
 }
 
-// tlocFor makes r.tloc the numbers of the chunkThreads of stamp (the
-// stack cache's: its chunk's), clearing them when they were another's.
+// addStack adds the chunk's next stack definition.
+func (r *compactRecords) addStack(s compactStack) {
+	if len(r.sloc) == 0 {
+		r.sloc = append(r.sloc, 1)
+	}
+	r.stacks = append(r.stacks, s)
+	r.sloc = append(r.sloc, 0)
+}
+
+// tlocFor makes r.tloc and r.sloc the numbers of the chunkThreads and
+// chunkStacks of stamp (the stack cache's: its chunk's), clearing them
+// when they were another's.
 func (r *compactRecords) tlocFor(stamp int) {
 	if r.tlocStamp != stamp {
 		clear(r.tloc)
+		clear(r.sloc)
+		if len(r.sloc) > 0 {
+			r.sloc[0] = 1
+		}
 		r.tlocStamp = stamp
 	}
 }
@@ -1041,4 +1063,13 @@ func (r *compactRecords) threadNum(th uint64) uint32 {
 	n := r.sc.chunk.threads.number(r.threads[th-1]) + 1
 	r.tloc[th-1] = n
 	return n
+}
+
+// stackNum numbers the chunk's stack s (1-based, defined) in the stack
+// cache's chunkStacks, and returns its number + 1 (r.sloc's).
+func (r *compactRecords) stackNum(s uint64) uint32 {
+	r.tlocFor(r.sc.stamp)
+	_, n := r.sc.number(r.stacks[s-1].ent)
+	r.sloc[s] = n + 1
+	return n + 1
 }

@@ -2,6 +2,7 @@ package reader
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -158,6 +159,25 @@ func TestVarintsEnd(t *testing.T) {
 		}
 		if got := varintsEnd(b[:end-1], i, n); got != -1 {
 			t.Fatalf("varintsEnd of a cut %x = %d, want -1", b[:end-1], got)
+		}
+	}
+}
+
+// TestUV3 checks uv3 against encoding/binary on values of every length,
+// whatever bytes follow them: the value and length of 1–3 bytes, 4 for a
+// longer one (then uvLong decodes it).
+func TestUV3(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0x7F, 0x80, 300, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, 1 << 28, 1<<63 + 5} {
+		var b [16]byte
+		n := binary.PutUvarint(b[:], v)
+		for _, after := range []byte{0, 0x7F, 0x80, 0xFF} {
+			for j := n; j < len(b); j++ {
+				b[j] = after
+			}
+			got, m := uv3(binary.LittleEndian.Uint32(b[:]))
+			if n <= 3 && (got != v || m != n) || n > 3 && m != 4 {
+				t.Fatalf("uv3 of %x (%d, %d bytes) = %d, %d bytes", b[:n], v, n, got, m)
+			}
 		}
 	}
 }

@@ -1220,30 +1220,28 @@ loop:
 
 // decodeRunCols is decodeRun into the rows of c from len(c.Kind) up to
 // limit (at most their capacity), each thread numbered in the chunk
-// (chunkThreads, by r.tloc) and each stack in the chunk's stacks. It
-// returns the rows decoded; c's lengths are the caller's to set.
+// (chunkThreads, by r.tloc) and each stack in the chunk's stacks (by
+// r.sloc). It returns the rows decoded; c's lengths are the caller's to
+// set.
 func (r *compactRecords) decodeRunCols(c *Columns, limit int) int {
 	sc := r.sc
-	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header || sc == nil {
+	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header || sc == nil || r.foreign {
 		return 0
 	}
 	n0 := len(c.Kind)
 	if limit <= n0 {
 		return 0
 	}
-	kc, tc, thc, oc := c.Kind[n0:limit], c.Time[n0:limit], c.Thread[n0:limit], c.Object[n0:limit]
-	stc, wc, w2c, ac, lc := c.Stack[n0:limit], c.Word[n0:limit], c.Word2[n0:limit], c.Aux[n0:limit], c.Line[n0:limit]
+	kc := c.Kind[n0:limit]
+	lim := len(kc)
+	tc, thc, oc, stc := c.Time[n0:limit][:lim], c.Thread[n0:limit][:lim], c.Object[n0:limit][:lim], c.Stack[n0:limit][:lim]
+	wc, w2c, ac := c.Word[n0:limit][:lim], c.Word2[n0:limit][:lim], c.Aux[n0:limit][:lim]
 	r.tlocFor(sc.stamp)
-	tloc := r.tloc
+	tloc, sloc := r.tloc, r.sloc
 	b := r.buf[:r.end]
 	i := r.pos
-	lay := r.layouts
-	threads, stacks := r.threads, r.stacks
-	stamp := sc.stamp
-	prev, lo, hi := r.prev, r.lo, r.hi
-	line := r.events
+	prev := r.prev
 	n, last := 0, -1
-	lim := len(kc)
 loop:
 	for n < lim && len(b)-i >= maxRunRecord {
 		start := i
@@ -1254,41 +1252,29 @@ loop:
 				break
 			}
 			i += m
-			stacks = r.stacks
+			sloc = r.sloc
 			last = start
 			continue
 		}
 		k := format.Kind(b[i] - format.TagEvent)
-		if lay != nil && int(k) < len(lay) && lay[k] != nil {
-			break
-		}
 		var bad bool
-		var thread, stack uint64
-		var obj format.ObjectID
-		var word uint64
-		var word2 int64
-		var aux uint8
+		var stack uint64
 		i++
-		delta := uint64(b[i])
-		if delta < 0x80 {
-			i++
-		} else if c := uint64(b[i+1]); c < 0x80 {
-			delta = delta&0x7F | c<<7
-			i += 2
-		} else {
-			delta, i = uvLong(b, i, &bad)
+		// The delta and the thread, both of 1–3 bytes nearly always:
+		// from one load, without a branch on their lengths (either takes
+		// 1 or 2 bytes at random: a branch on it was mispredicted about
+		// once an event).
+		x := binary.LittleEndian.Uint64(b[i:])
+		delta, dn := uv3(uint32(x))
+		thread, tn := uv3(uint32(x >> (8 * dn & 63)))
+		i += dn + tn
+		if dn|tn > 3 {
+			i -= dn + tn
+			delta, i = uvAt(b, i, &bad)
+			thread, i = uvAt(b, i, &bad)
 		}
 		switch k {
 		case format.ObjectWait, format.ObjectWaited, format.ObjectNotify, format.ObjectNotifyAll, format.SemaphoreAcquire, format.SemaphoreAcquired, format.SemaphoreRelease, format.MonitorContendedEntered, format.ClassInitWaited:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			stack = uint64(b[i])
@@ -1304,17 +1290,8 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), 0, 0, 0
 		case format.ThreadStart, format.ThreadJoin, format.ThreadJoined, format.ThreadUnpark:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			target := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			stack = uint64(b[i])
@@ -1330,17 +1307,8 @@ loop:
 				i = start
 				break loop
 			}
-			word = uint64(r.thread(target))
+			oc[n], wc[n], w2c[n], ac[n] = 0, uint64(r.thread(target)), 0, 0
 		case format.ThreadSleep, format.ThreadSlept:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			stack = uint64(b[i])
 			if stack < 0x80 {
 				i++
@@ -1354,16 +1322,8 @@ loop:
 				i = start
 				break loop
 			}
+			oc[n], wc[n], w2c[n], ac[n] = 0, 0, 0, 0
 		case format.MonitorContendedEnter:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			owner := binary.LittleEndian.Uint32(b[i:])
@@ -1381,32 +1341,14 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			word = uint64(r.thread(owner))
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), uint64(r.thread(owner)), 0, 0
 		case format.ThreadEnded:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			if bad {
 				i = start
 				break loop
 			}
+			oc[n], wc[n], w2c[n], ac[n] = 0, 0, 0, 0
 		case format.ThreadPark:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			owner := binary.LittleEndian.Uint32(b[i:])
@@ -1435,20 +1377,8 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			word = uint64(r.thread(owner))
-			word2 = int64(timeout) - 1
-			aux = uint8(mode)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), uint64(r.thread(owner)), int64(timeout)-1, uint8(mode)
 		case format.ThreadUnparked:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			how := format.ParkEnd(b[i])
@@ -1466,52 +1396,24 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			aux = uint8(how)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), 0, 0, uint8(how)
 		case format.VirtualThreadMounted, format.VirtualThreadPinned:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			target := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			if bad {
 				i = start
 				break loop
 			}
-			word = uint64(r.thread(target))
+			oc[n], wc[n], w2c[n], ac[n] = 0, uint64(r.thread(target)), 0, 0
 		case format.MonitorOwned:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			if bad {
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), 0, 0, 0
 		case format.ObjectWaitTimeout:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			timeout := uint64(b[i])
 			if timeout < 0x80 {
 				i++
@@ -1525,17 +1427,8 @@ loop:
 				i = start
 				break loop
 			}
-			word2 = int64(timeout) - 1
+			oc[n], wc[n], w2c[n], ac[n] = 0, 0, int64(timeout)-1, 0
 		case format.Sample:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			sampled := format.SampleKind(b[i])
 			i++
 			weight := uint64(b[i])
@@ -1560,18 +1453,8 @@ loop:
 				i = start
 				break loop
 			}
-			aux = uint8(sampled)
-			word = weight
+			oc[n], wc[n], w2c[n], ac[n] = 0, weight, 0, uint8(sampled)
 		case format.ThreadCPU:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			cpu := uint64(b[i])
 			if cpu < 0x80 {
 				i++
@@ -1594,18 +1477,8 @@ loop:
 				i = start
 				break loop
 			}
-			word = cpu
-			word2 = int64(ready)
+			oc[n], wc[n], w2c[n], ac[n] = 0, cpu, int64(ready), 0
 		case format.MonitorHeld:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			depth := uint64(b[i])
@@ -1621,18 +1494,8 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			word2 = int64(depth) - 1
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), 0, int64(depth)-1, 0
 		case format.LockHeld:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			depth := uint64(b[i])
@@ -1650,19 +1513,8 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			word2 = int64(depth) - 1
-			aux = uint8(mode)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), 0, int64(depth)-1, uint8(mode)
 		case format.ConditionLock:
-			thread = uint64(b[i])
-			if thread < 0x80 {
-				i++
-			} else if c := uint64(b[i+1]); c < 0x80 {
-				thread = thread&0x7F | c<<7
-				i += 2
-			} else {
-				thread, i = uvLong(b, i, &bad)
-			}
 			object := binary.LittleEndian.Uint32(b[i:])
 			i += 4
 			lock := binary.LittleEndian.Uint32(b[i:])
@@ -1671,15 +1523,15 @@ loop:
 				i = start
 				break loop
 			}
-			obj = format.ObjectID(object)
-			word = uint64(lock)
+			oc[n], wc[n], w2c[n], ac[n] = format.ObjectID(object), uint64(lock), 0, 0
 		default:
 			i = start
 			break loop
 		}
-		d := int64(delta>>1) ^ -int64(delta&1)
-		tm := int64(prev) + d
-		if thread-1 >= uint64(len(threads)) || stack > uint64(len(stacks)) || (d > 0 && tm < int64(prev)) || tm < 0 {
+		// prev ≥ 0 (a chunk's base time, or a time checked here): a
+		// positive delta that overflows makes tm negative.
+		tm := int64(prev) + (int64(delta>>1) ^ -int64(delta&1))
+		if thread-1 >= uint64(len(tloc)) || stack >= uint64(len(sloc)) || tm < 0 {
 			i = start
 			break
 		}
@@ -1687,24 +1539,24 @@ loop:
 		if th == 0 {
 			th = r.threadNum(thread)
 		}
-		var local uint32
-		if stack > 0 {
-			s := &stacks[stack-1]
-			if s.stamp != stamp {
-				s.cfr, s.local = sc.number(s.ent)
-				s.stamp = stamp
-			}
-			local = s.local
+		sn := sloc[stack] // sloc[0] is 1: no stack
+		if sn == 0 {
+			sn = r.stackNum(stack)
 		}
 		prev = format.Time(tm)
-		lo, hi = min(lo, prev), max(hi, prev)
-		kc[n], tc[n], thc[n], oc[n], stc[n] = k, prev, th-1, obj, local
-		wc[n], w2c[n], ac[n] = word, word2, aux
+		kc[n], tc[n], thc[n], stc[n] = k, prev, th-1, sn-1
 		n++
-		lc[n-1] = line + n
 		last = start
 	}
 	if last >= 0 {
+		// The rows' lines and their times' span.
+		lc := c.Line[n0:limit][:n]
+		line := r.events
+		lo, hi := r.lo, r.hi
+		for j, t := range tc[:n] {
+			lc[j] = line + j + 1
+			lo, hi = min(lo, t), max(hi, t)
+		}
 		r.pos, r.lastAt = i, r.base+int64(last)
 		r.prev, r.lo, r.hi = prev, lo, hi
 		r.records += uint64(n)

@@ -56,8 +56,8 @@ func toFormat(ev Event) format.Event {
 
 // FuzzCompact: no input panics the compact reader; errors name the file
 // and a byte offset within it, in order; results do not depend on the
-// buffer's size nor on EachEvent's chunks; what it accepts, the writer
-// writes back as read.
+// buffer's size nor on EachEvent's chunks, nor on its Columns or Batch;
+// what it accepts, the writer writes back as read.
 func FuzzCompact(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.txtar")
 	for _, p := range paths {
@@ -187,6 +187,14 @@ func FuzzCompact(f *testing.F) {
 		}
 		for _, chunk := range []int{1, 5, 64} {
 			checkEach(t, data, EachOptions{Workers: 3, ChunkSize: chunk}, seq, evs.Truncated())
+		}
+		// Columns (decodeRunCols) hand on what Batch (decodeRun) does.
+		for _, opt := range []EachOptions{{Workers: 1}, {Workers: 3, ChunkSize: 64}} {
+			want, wt := eachRenderedDense(t, data, opt, false, false)
+			got, gt := eachRenderedDense(t, data, opt, true, false)
+			if wt != gt || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("%+v: Columns (truncated %v)\n%s\nBatch (truncated %v)\n%s", opt, gt, strings.Join(got, "\n"), wt, strings.Join(want, "\n"))
+			}
 		}
 	})
 }

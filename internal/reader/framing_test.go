@@ -293,6 +293,15 @@ func TestUnknownKind(t *testing.T) {
 	if len(told) != 1 || !strings.HasPrefix(told[0], "f.orca: byte ") || !strings.HasSuffix(told[0], wantTold) {
 		t.Errorf("told %q, want one %q", told, wantTold)
 	}
+	// EachEvent's Columns (decodeRunCols, which leaves a chunk with such a
+	// descriptor to next) hand on what its Batch does.
+	for _, opt := range []EachOptions{{Workers: 1}, {Workers: 2, ChunkSize: 64 << 10}} {
+		want, _ := eachRendered(t, b, opt, false)
+		got, _ := eachRendered(t, b, opt, true)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%+v: Columns\n%s\nBatch\n%s", opt, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }
 
 // FuzzFraming: a recording damaged where the fuzzer says (op 0: cut, 1:
@@ -439,5 +448,66 @@ func TestChunkAloneNamesFrames(t *testing.T) {
 	}
 	if read != len(all) || framed == 0 {
 		t.Errorf("the chunks alone read %d events (%d with frames), the whole %d", read, framed, len(all))
+	}
+}
+
+// TestColumnsNewerLayout: a chunk in which a newer writer lays a common
+// kind out with a field more (ThreadSleep, an unknown u32 after its
+// stack) is read by EachEvent's Columns as by its Batch (decodeRunCols
+// leaves such a chunk to next: read as the reader's own layout, each
+// record would lose its last 4 bytes).
+func TestColumnsNewerLayout(t *testing.T) {
+	orig := compactOf(t, synthEvents(t, 256<<10), 4<<20)
+	spans := chunkSpans(orig)
+	if len(spans) != 1 {
+		t.Fatalf("%d chunks", len(spans))
+	}
+	c := orig[spans[0][0]:spans[0][1]]
+	sleep := format.KindDescriptor(format.ThreadSleep)
+	newer := append(bytes.Clone(sleep[:len(sleep)-5]), 3, byte(format.FThread), byte(format.WireUV),
+		byte(format.FStack), byte(format.WireUV), 41, byte(format.WireU32))
+	var nc []byte
+	sleeps := 0
+	r := &compactRecords{version: 3}
+	for pos := 0; pos < len(c); {
+		if c[pos] == format.TagTrailer {
+			nc = append(nc, c[pos:]...)
+			break
+		}
+		var ev Event
+		n, _, msg := r.decode(&ev, c[pos:])
+		if n == 0 {
+			t.Fatalf("byte %d of the chunk: %q", pos, msg)
+		}
+		switch {
+		case bytes.Equal(c[pos:pos+n], sleep):
+			nc = append(nc, newer...)
+		case c[pos] == format.TagEvent+byte(format.ThreadSleep):
+			nc = append(nc, c[pos:pos+n]...)
+			nc = append(nc, 1, 2, 3, 4)
+			sleeps++
+		default:
+			nc = append(nc, c[pos:pos+n]...)
+		}
+		pos += n
+	}
+	if sleeps < 10 {
+		t.Fatalf("%d ThreadSleep records", sleeps)
+	}
+	b := append(bytes.Clone(orig[:spans[0][0]]), retrail(t, nc, 0)...)
+	for _, opt := range []EachOptions{{Workers: 1}, {Workers: 2, ChunkSize: 64 << 10}} {
+		want, _ := eachRendered(t, orig, opt, false)
+		for _, cols := range []bool{false, true} {
+			got, _ := eachRendered(t, b, opt, cols)
+			// The newer chunk tells the field it skipped (the last line
+			// but one, before "unclosed 0"), the events are the same.
+			if len(got) != len(want)+1 || !strings.Contains(got[len(got)-2], "field 41 of ThreadSleep") {
+				t.Fatalf("%+v, columns %v: %d lines (want %d and the skipped field told), last %q", opt, cols, len(got), len(want)+1, got[len(got)-2:])
+			}
+			got = append(got[:len(got)-2], got[len(got)-1])
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%+v, columns %v: the events differ from the writer's own layout's", opt, cols)
+			}
+		}
 	}
 }

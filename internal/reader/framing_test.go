@@ -258,32 +258,18 @@ func TestUnknownKind(t *testing.T) {
 	// Walk the chunk's records (the reader's decoder gives each one's
 	// length): the unknown kind's before ThreadEnded's descriptor, which
 	// becomes the newer one, and each ThreadEnded record gains the field.
-	var nc []byte
-	r := &compactRecords{version: 3}
-	for pos := 0; pos < len(c); {
-		if c[pos] == format.TagTrailer { // retrail makes it anew
-			nc = append(nc, c[pos:]...)
-			break
-		}
-		var ev Event
-		n, _, msg := r.decode(&ev, c[pos:])
-		if n == 0 {
-			t.Fatalf("byte %d of the chunk: %q", pos, msg)
-		}
+	nc := rewriteRecords(t, c, func(nc []byte, pos int, rec1 []byte) []byte {
 		switch {
 		case pos == at:
 			nc = append(nc, desc...)
 			nc = append(nc, rec...)
 			nc = append(nc, rec...)
-			nc = append(nc, newer...)
-		case c[pos] == format.TagEvent+byte(format.ThreadEnded):
-			nc = append(nc, c[pos:pos+n]...)
-			nc = append(nc, 1, 2, 3, 4)
-		default:
-			nc = append(nc, c[pos:pos+n]...)
+			return append(nc, newer...)
+		case rec1[0] == format.TagEvent+byte(format.ThreadEnded):
+			return append(append(nc, rec1...), 1, 2, 3, 4)
 		}
-		pos += n
-	}
+		return append(nc, rec1...)
+	})
 	b := append(bytes.Clone(orig[:spans[0][0]]), retrail(t, nc, 2)...)
 	got, told := readFramed(t, b)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -466,31 +452,17 @@ func TestColumnsNewerLayout(t *testing.T) {
 	sleep := format.KindDescriptor(format.ThreadSleep)
 	newer := append(bytes.Clone(sleep[:len(sleep)-5]), 3, byte(format.FThread), byte(format.WireUV),
 		byte(format.FStack), byte(format.WireUV), 41, byte(format.WireU32))
-	var nc []byte
 	sleeps := 0
-	r := &compactRecords{version: 3}
-	for pos := 0; pos < len(c); {
-		if c[pos] == format.TagTrailer {
-			nc = append(nc, c[pos:]...)
-			break
-		}
-		var ev Event
-		n, _, msg := r.decode(&ev, c[pos:])
-		if n == 0 {
-			t.Fatalf("byte %d of the chunk: %q", pos, msg)
-		}
+	nc := rewriteRecords(t, c, func(nc []byte, _ int, rec []byte) []byte {
 		switch {
-		case bytes.Equal(c[pos:pos+n], sleep):
-			nc = append(nc, newer...)
-		case c[pos] == format.TagEvent+byte(format.ThreadSleep):
-			nc = append(nc, c[pos:pos+n]...)
-			nc = append(nc, 1, 2, 3, 4)
+		case bytes.Equal(rec, sleep):
+			return append(nc, newer...)
+		case rec[0] == format.TagEvent+byte(format.ThreadSleep):
 			sleeps++
-		default:
-			nc = append(nc, c[pos:pos+n]...)
+			return append(append(nc, rec...), 1, 2, 3, 4)
 		}
-		pos += n
-	}
+		return append(nc, rec...)
+	})
 	if sleeps < 10 {
 		t.Fatalf("%d ThreadSleep records", sleeps)
 	}
@@ -510,4 +482,27 @@ func TestColumnsNewerLayout(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rewriteRecords walks chunk c's records (the reader's decoder gives each
+// one's length) and returns the chunk edit makes of them: edit appends to
+// nc what stands for the record rec at byte pos. The trailer is kept as
+// it is (retrail makes it anew).
+func rewriteRecords(t *testing.T, c []byte, edit func(nc []byte, pos int, rec []byte) []byte) []byte {
+	t.Helper()
+	var nc []byte
+	r := &compactRecords{version: 3}
+	for pos := 0; pos < len(c); {
+		if c[pos] == format.TagTrailer {
+			return append(nc, c[pos:]...)
+		}
+		var ev Event
+		n, _, msg := r.decode(&ev, c[pos:])
+		if n == 0 {
+			t.Fatalf("byte %d of the chunk: %q", pos, msg)
+		}
+		nc = edit(nc, pos, c[pos:pos+n])
+		pos += n
+	}
+	return nc
 }

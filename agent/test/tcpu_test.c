@@ -3,6 +3,7 @@
 // its end — and their times against the kernel's own clock of the thread.
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -101,6 +102,12 @@ void test_tcpu(void) {
   pthread_t tb;
   pthread_create(&tb, NULL, burn, &b);
   pthread_join(tb, NULL);
+  // pthread_join returns once the kernel cleared the thread's tid, which
+  // it does before it takes the task out of /proc: wait for that (a run
+  // of the unit tests read the exited thread's times still there).
+  char task[64];
+  snprintf(task, sizeof task, "/proc/self/task/%d", atomic_load(&b.tid));
+  for (int i = 0; i < 1000 && access(task, F_OK) == 0; i++) usleep(1000);
   tcpu_poll(now + 300000000, 1);
   n = take(0x0B, cpu, ready, 16);
   CHECK(n == 1, "an exited thread: %d records, want its baseline only", n);

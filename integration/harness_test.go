@@ -982,3 +982,39 @@ func withoutSamples(dump string) string {
 	}
 	return b.String()
 }
+
+// stuckJVM tells what the process pid is doing, for a test whose JVM did not end in time: each
+// thread's name, state, kernel wait channel and (as root) kernel stack, then the JVM's own thread
+// dump, which SIGQUIT makes it print on the standard output that out collects. A JVM that no
+// longer answers SIGQUIT (stuck in its exit) is said to be so.
+func stuckJVM(pid int, out interface{ String() string }) string {
+	var b strings.Builder
+	proc := "/proc/" + strconv.Itoa(pid)
+	tasks, _ := os.ReadDir(proc + "/task")
+	fmt.Fprintf(&b, "pid %d, %d threads:\n", pid, len(tasks))
+	for _, task := range tasks {
+		dir := proc + "/task/" + task.Name()
+		comm, _ := os.ReadFile(dir + "/comm")
+		stat, _ := os.ReadFile(dir + "/stat")
+		state := "?"
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+			state = string(stat[i+2])
+		}
+		wchan, _ := os.ReadFile(dir + "/wchan")
+		fmt.Fprintf(&b, "  %s %q %s %s\n", task.Name(), strings.TrimSpace(string(comm)), state, wchan)
+		if stack, err := os.ReadFile(dir + "/stack"); err == nil {
+			for _, l := range strings.Split(strings.TrimSpace(string(stack)), "\n") {
+				fmt.Fprintf(&b, "      %s\n", l)
+			}
+		}
+	}
+	before := len(out.String())
+	syscall.Kill(pid, syscall.SIGQUIT)
+	time.Sleep(3 * time.Second)
+	if dump := out.String()[before:]; dump != "" {
+		fmt.Fprintf(&b, "its thread dump (SIGQUIT):\n%s", dump)
+	} else {
+		b.WriteString("no thread dump within 3 s of SIGQUIT\n")
+	}
+	return b.String()
+}

@@ -79,7 +79,7 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 	// Root attaching to nobody's JVM: refused before the attach, with --force too (nobody's own
 	// earlier .info is not deleted either: nothing is).
 	jvm := testjvm.Command(t, dir, append(slices.Clone(asNobody), j.argv(dir, "-cp", classes(t), "NotifyFlood", "2", "8", "8000")...)...)
-	var jout, jerr bytes.Buffer
+	var jout, jerr testjvm.Buffer
 	jvm.Stdout, jvm.Stderr = &jout, &jerr
 	if err := jvm.Start(); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,8 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 	select {
 	case <-ended:
 	case <-time.After(javaTimeout):
-		t.Fatalf("NotifyFlood did not end")
+		t.Fatalf("NotifyFlood did not end %v after the links were planted (it sleeps 8 s, then exits): %s\nits stderr:\n%s\norca:\n%s",
+			javaTimeout, stuckJVM(jvm.Process.Pid, &jout), jerr.String(), o.stderr)
 	}
 	<-o.done
 	if jvm.ProcessState.ExitCode() != 0 || !strings.Contains(jout.String(), "EXPECT exit_ms=") {

@@ -512,14 +512,28 @@ out:
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 }
 
+// The start of the walker's last round: a thread it saw in its wait then
+// left the wait after that time.
+static int64_t last_round_ts;
+
 // forget_gone: an enter written for a thread no longer in that wait whose
-// ClassInitWaited never came (it left the wait without one: HotSpot's
-// re-entry of the lock seen in two rounds, or the JVM's end) is dropped
-// from the table: nothing more can end it (docs/agent.md).
+// ClassInitWaited never came (it left the wait without one: never seen,
+// since HotSpot posts MonitorWaited for every wait on an init lock) is ended
+// and dropped from the table: left open, it would show the thread blocked
+// until the end, a hang or a deadlock that was not. It ends at the last
+// round's start (the wait ended after it, and the thread's next events
+// come after that end), or 1 ns after the enter. Under open_mu, so that a
+// ClassInitWaited of the thread after it finds no entry and writes no
+// second end.
 static void forget_gone(uint32_t thread) {
   pthread_mutex_lock(&open_mu);
   for (int i = 0; i < nopens; i++)
     if (opens[i].thread == thread) {
+      if (opens[i].state == OPEN_DONE) {
+        int64_t ts = last_round_ts;
+        if (ts <= opens[i].ts) ts = opens[i].ts + 1;
+        ring_put(0, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts, thread, opens[i].lock, 0, NULL, 0, NULL, 0);
+      }
       open_remove_locked(i);
       break;
     }
@@ -534,7 +548,7 @@ static void cost_print(void) {
 
 void clinit_round(JNIEnv *env) {
   if (opt.seed_only || !env || !__atomic_load_n(&int_array, __ATOMIC_ACQUIRE) || !orca_recording()) return;
-  int64_t t0 = switches.time_clinit ? cpu_now() : 0;
+  int64_t t0 = switches.time_clinit ? cpu_now() : 0, round_ts = clock_now();
   int n = owner_each_waiting(scan, scan_cap);
   if (n > scan_cap) {
     if (!grow((void **)&scan, &scan_cap, n, sizeof *scan)) return;
@@ -603,6 +617,7 @@ void clinit_round(JNIEnv *env) {
   }
   seen_t *tmp = seen;
   seen = seen_next, seen_next = tmp, nseen = m;
+  last_round_ts = round_ts;
   (*env)->PopLocalFrame(env, NULL);
   if (switches.time_clinit) {
     static int registered;

@@ -398,6 +398,10 @@ func (r *Report) deadlockSection(t *textWriter) {
 		default:
 			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))
 		}
+		if r.initSeenLate(d.ClassInits) {
+			t.printf("     (it may have formed up to two rounds of the agent's walker earlier, 200 ms each by default:\n" +
+				"     HotSpot posts no event when a class-initialisation wait begins, the walker sees it at a round)\n")
+		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
 			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), "", d.Threads[k], d.Names[k]))
@@ -431,7 +435,7 @@ func (r *Report) aloneSection(t *textWriter) {
 		count(len(alone), "thread", "threads"), dur(analysis.MinHang.Seconds()))
 	for _, h := range alone {
 		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, "", nil))
-		s := stuckFor(h)
+		s := stuckFor(h, r.initSeenLate([]*string{h.ClassInit}))
 		if h.OthersRanUntilS != nil {
 			s += fmt.Sprintf("; other threads ran until %s", at(*h.OthersRanUntilS))
 		}
@@ -440,12 +444,33 @@ func (r *Report) aloneSection(t *textWriter) {
 	}
 }
 
+// initSeenLate: one of inits (a deadlock's threads' classes, Deadlock.ClassInits)
+// is a class's initialisation that the agent's walker found still open
+// (.info class_init_open): such a wait is written when the walker sees it,
+// up to two of its rounds after it began, so the times said of it are
+// upper bounds of its start.
+func (r *Report) initSeenLate(inits []*string) bool {
+	if !r.initOpen {
+		return false
+	}
+	for _, c := range inits {
+		if c != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // stuckFor says how long a stuck thread (a hang, one waiting alone) had
 // been in its state at the end: "    for 2.50 s (since 0.500 s), never
 // notified"; "for at least" when it was in it at the attach, when it began
-// not recorded.
-func stuckFor(h Hang) string {
+// not recorded, or when it waits for a class's initialisation that the
+// agent's walker found (late: Report.initSeenLate).
+func stuckFor(h Hang, late bool) string {
 	s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+	if late {
+		s = fmt.Sprintf("    for at least %s (since %s or up to two walker rounds before)", dur(h.ForS), at(h.SinceS))
+	}
 	if h.BeforeAttach {
 		s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
 	}
@@ -524,7 +549,7 @@ func (r *Report) hangSection(t *textWriter) {
 			other = *h.Other
 		}
 		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, other, h.OtherName))
-		s := stuckFor(h)
+		s := stuckFor(h, r.initSeenLate([]*string{h.ClassInit}))
 		if h.Deadlock != nil {
 			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
 		}

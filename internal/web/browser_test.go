@@ -452,6 +452,30 @@ func TestBrowserJDKOnlyWaits(t *testing.T) {
 	}
 }
 
+// TestBrowserClassInitLate: a deadlock of two class initialisations that
+// the agent's walker found (the report's case clinit-walker: .info
+// class_init_open=yes) formed up to two of its rounds before it wrote the
+// waits: the card says so, as orca report does; a deadlock of monitors
+// (the model's case deadlock) says only when it formed.
+func TestBrowserClassInitLate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	for _, c := range []struct{ path, want string }{
+		{"../report/testdata/clinit-walker.txtar", "formed at 2.400000 s or up to two walker rounds earlier; still intact at the end"},
+		{"../model/testdata/cases/deadlock-two-locks.txtar", "formed at "},
+	} {
+		ts := serve(t, fromTxtar(t, c.path))
+		ctx := newBrowser(t, 1280, 900)
+		open(t, ctx, ts.URL+"/#v=deadlocks&dl=0")
+		waitJS(t, ctx, "the card", `document.querySelector('.dl-card .muted')`)
+		got := eval[string](t, ctx, `document.querySelector('.dl-card .muted').textContent`)
+		if !strings.HasPrefix(got, c.want) || strings.Contains(c.path, "model") && strings.Contains(got, "walker") {
+			t.Errorf("%s: the deadlock's card says %q, want it to begin %q", c.path, got, c.want)
+		}
+	}
+}
+
 // TestBrowserJUCDeadlock: a deadlock between a synchronized block and a
 // ReentrantLock (JUCDeadlock.java, or the model's case juc-lock without a
 // JDK) is on the Deadlocks card and in the wait-for graph beside it, with

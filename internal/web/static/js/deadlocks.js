@@ -77,7 +77,7 @@ export class Deadlocks {
         // Already there at the attach: when it formed is not known, its length a lower bound (as the report says it).
         h('div', { class: 'muted small' }, dl.beforeAttach
           ? `already deadlocked when orca attached; ${dl.atEnd ? `still intact at the end (≥ ${fmtDur(dl.lasted)})` : `broke at ${fmtTime(dl.resolved)} (after ≥ ${fmtDur(dl.lasted)})`}`
-          : `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? `still intact at the end, ${fmtDur(dl.lasted)} later` : `broke after ${fmtDur(dl.lasted)}`}`),
+          : `formed at ${fmtTime(dl.at)}${initSeenLate(app, dl) ? ' or up to two walker rounds earlier' : ''}; ${dl.atEnd ? `still intact at the end, ${fmtDur(dl.lasted)} later` : `broke after ${fmtDur(dl.lasted)}`}`),
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? (dl.classes && dl.classes[i] && dl.classes[i].startsWith(INIT)
           // The JVM's init lock of a class: its owner runs the class's initialiser (orca report's words).
           ? ` waits for the ${lockClass(dl.classes[i])} (${dl.objects[i]}), run by `
@@ -300,6 +300,14 @@ function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i
 // (com.example.Foo.class)": a synchronized static method's lock) as
 // "Foo.class".
 const INIT = 'class initialisation of ';
+
+// initSeenLate: the deadlock dl waits for a class's initialisation that the
+// agent's walker found still open (.info class_init_open): HotSpot posts no
+// event when such a wait begins, the walker writes it at its round, up to
+// two rounds (200 ms each by default) after it began (orca report says so).
+function initSeenLate(app, dl) {
+  return app.summary.info.class_init_open === 'yes' && (dl.classes || []).some((c) => c && c.startsWith(INIT));
+}
 const CLASS_OBJECT = /^java\.lang\.Class \((.+)\.class\)$/;
 function lockClass(c) {
   if (c.startsWith(INIT)) return INIT + shortClass(c.slice(INIT.length));

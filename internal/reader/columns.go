@@ -31,8 +31,12 @@ type Columns struct {
 	Texts []string
 	// Threads are the threads by their dense number: 0, 1, … in order of
 	// their first event's row in the file (a thread named only as a
-	// target or an owner has none until it has an event of its own). It
-	// grows from call to call and stays valid.
+	// target or an owner has none until it has an event of its own), but
+	// for a chunk with a malformed record: its threads are numbered as the
+	// chunk is read, and those of the rows skipped after the bad one may
+	// come before a thread whose rows come first (FuzzCompact's seed 26).
+	// Nothing depends on the order. It grows from call to call and stays
+	// valid.
 	Threads []format.ThreadID
 	// Frames are the stacks by their number (EachOptions.Stacks.Frames).
 	Frames [][]format.Frame

@@ -152,7 +152,7 @@ func TestImportSamples(t *testing.T) {
 				if wantWall > 0 && under["io/accept"] == 0 {
 					t.Errorf("%d native samples, none of thread io in BurnDemo.accept", wantWall)
 				}
-				checkCPUProfile(t, im.rec, wantCPU, cpuNS)
+				checkCPUProfile(t, im.rec, wantCPU, cpuNS, under["hot/hot"]+under["warm/warm"] >= 12)
 				if under["hot/warm"]+under["warm/hot"] != 0 {
 					t.Errorf("samples under hot() %d, warm() %d (by thread: %v): a thread's samples under the other's method", under["hot/hot"], under["warm/warm"], under)
 				}
@@ -192,8 +192,8 @@ func jfrSummary(t *testing.T, j testjvm.JDK, dir, file string) map[string]int {
 // checkCPUProfile exports the imported recording's CPU profile (orca
 // export --format pprof --profile cpu), decodes it and checks it holds
 // every CPU sample with its 10 ms, BurnDemo.spin the hottest function and
-// more under hot() than under warm().
-func checkCPUProfile(t *testing.T, rec *reader.Recording, samples int, weight int64) {
+// more under hot() than under warm() (with order: samples enough).
+func checkCPUProfile(t *testing.T, rec *reader.Recording, samples int, weight int64, order bool) {
 	t.Helper()
 	res, err := model.Build(rec, model.Options{})
 	if err != nil {
@@ -229,7 +229,10 @@ func checkCPUProfile(t *testing.T, rec *reader.Recording, samples int, weight in
 			top = f
 		}
 	}
-	if top != "BurnDemo.spin" || cum["BurnDemo.hot"] <= cum["BurnDemo.warm"] {
+	// Which function is on top and hot() before warm(): only with samples
+	// enough to order (order: 12 or more under hot() and warm(); at load 20
+	// JFR took 1 and 2, and 3 of its 6 in spin).
+	if order && (top != "BurnDemo.spin" || cum["BurnDemo.hot"] <= cum["BurnDemo.warm"]) {
 		t.Errorf("pprof cpu: top function %q (flat %v), hot() %d ns, warm() %d ns: want BurnDemo.spin, hot() first", top, flat, cum["BurnDemo.hot"], cum["BurnDemo.warm"])
 	}
 }

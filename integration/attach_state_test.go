@@ -278,8 +278,16 @@ func TestAttachHotNotify(t *testing.T) {
 				one++
 			}
 		}
-		if want := e.int(t, "burst"); all != want || one != want {
-			t.Errorf("%d notifyAll and %d notify on o recorded, want %d of each", all, one, want)
+		// A burst of 100 000 events in a few milliseconds can fill the
+		// thread's ring while the writer waits for a core (fc55 at load 20:
+		// 1 347 of each missing): the agent drops them then, counted by
+		// kind in .info. Every one recorded or counted; none lost silently.
+		droppedAll, _ := strconv.Atoi(r.info[format.InfoDropped+format.ObjectNotifyAll.String()])
+		droppedOne, _ := strconv.Atoi(r.info[format.InfoDropped+format.ObjectNotify.String()])
+		if want := e.int(t, "burst"); all+droppedAll != want || one+droppedOne != want {
+			t.Errorf("%d notifyAll and %d notify on o recorded, %d and %d dropped (.info), want %d of each", all, one, droppedAll, droppedOne, want)
+		} else if droppedAll+droppedOne > 0 {
+			t.Logf("%d notifyAll and %d notify dropped, counted (.info dropped_total=%s)", droppedAll, droppedOne, r.info[format.InfoDroppedTotal])
 		}
 	})
 }

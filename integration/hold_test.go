@@ -293,7 +293,13 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 		got[th.Name] = append(got[th.Name], name(o.Wanted, o.Mode)+"<"+strings.Join(hs, ","))
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("held at contended acquisitions %v, want %v", got, want)
+		// What the agent counted of the held monitors it did not write
+		// (fc55 at load 20: inv-1's acquisition missing on 17).
+		var counted []string
+		for _, k := range []string{format.InfoHeldUnread, format.InfoHeldSkipped, format.InfoHeldDropped, format.InfoHeldRetimed, format.InfoHeldRead, format.InfoHeldLocksLost} {
+			counted = append(counted, k+"="+rec.Info[k])
+		}
+		t.Errorf("held at contended acquisitions %v, want %v (.info %s)", got, want, strings.Join(counted, " "))
 	}
 
 	rep := report.New(rec, built, report.Options{})

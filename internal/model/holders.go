@@ -142,6 +142,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
+	var pc parkCursor
 	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
 	nt, it := v.Len(), 0
 	waiter := func(t *Thread) {
@@ -187,7 +188,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				// not made (the blame log's reader passes them by).
 				continue
 			}
-			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
+			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, &pc, ivSpans[:0])
 			n := 0
 			for _, sp := range ivSpans {
 				if sp.End > sp.Start {
@@ -1578,8 +1579,13 @@ func firstOf[T any](xs []T, n int, cmp func(a, b *T) int) []T {
 // thread th whose blameLog r walks (the intervals in order), as blameSpans
 // gives them: from the log when iv has an entry, else from the owner
 // changes (lc).
-func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChanges, r *blameReader, dst []OwnerSpan) []OwnerSpan {
-	if iv.State == Blocked {
+func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChanges, r *blameReader, pc *parkCursor, dst []OwnerSpan) []OwnerSpan {
+	add := func(sp OwnerSpan) bool {
+		dst = append(dst, sp)
+		return true
+	}
+	switch {
+	case iv.State == Blocked:
 		if iv.ownTo == iv.ownFrom {
 			// No owner changes: ownerSpans' one span, the owner when it
 			// blocked.
@@ -1590,12 +1596,64 @@ func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChang
 				return ss
 			}
 		}
+		all, base := m.contentionChanges(lc, iv)
+		ownerSpans(th, iv, all, base, add)
+	case iv.Acquire:
+		// ParkSpans, its first hand-off found from the thread's last
+		// park's on the lock.
+		parkSpansAt(th, pc.at(m, th, iv), iv.Start, iv.End, iv.ParkOwner(), pc.hs, add)
 	}
-	m.blameSpans(th, iv, lc, func(sp OwnerSpan) bool {
-		dst = append(dst, sp)
-		return true
-	})
 	return dst
+}
+
+// parkCursor finds the first hand-off after each park of a thread's on a
+// java.util.concurrent lock (ParkSpans) from where its park before on the
+// same lock found its: a thread's intervals come in order of start, and
+// a search of the whole lock's hand-offs at each park (a binary search,
+// a miss at each step of a long one) was a tenth of c1G's holders' pass.
+type parkCursor struct {
+	th   format.ThreadID
+	obj  format.ObjectID
+	ok   bool
+	hs   []OwnerChange // obj's hand-offs (Model.handOffs)
+	from format.Time   // the last park's start
+	i    int           // its first hand-off after from (handOffAfter)
+}
+
+// at returns handOffAfter(m.handOffs[iv.Object], iv.Start) for iv, a park
+// of thread th in a lock's acquire, and sets c.hs to that lock's
+// hand-offs.
+func (c *parkCursor) at(m *Model, th format.ThreadID, iv *Interval) int {
+	from := iv.Start
+	switch {
+	case !c.ok || c.th != th || c.obj != iv.Object:
+		c.th, c.obj, c.ok = th, iv.Object, true
+		c.hs = m.handOffs[iv.Object]
+		c.i = handOffAfter(c.hs, from)
+	case from < c.from:
+		c.i = handOffAfter(c.hs, from)
+	default:
+		// Every hand-off before c.i is at or before c.from, so at or
+		// before from: the answer is c.i or after it. Probes at c.i,
+		// c.i+1, c.i+3, c.i+7, ... until one is after from, then a
+		// binary search of the last step.
+		hs := c.hs
+		lo, hi, step := c.i, len(hs), 1
+		for {
+			p := lo + step - 1
+			if p >= len(hs) {
+				break
+			}
+			if hs[p].At > from {
+				hi = p
+				break
+			}
+			lo, step = p+1, 2*step
+		}
+		c.i = lo + handOffAfter(hs[lo:hi], from)
+	}
+	c.from = from
+	return c.i
 }
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing

@@ -1,0 +1,62 @@
+package model
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// TestParkCursorAsSearched: the holders' pass's parkCursor finds, for each
+// park of a thread on a lock, the first hand-off after its start as a
+// search of the lock's whole hand-offs does (slices.BinarySearchFunc, as
+// parkSpans searched before handOffAfter), whatever the parks' order: a
+// thread's parks in order (the cursor's probes forward, far and near),
+// one that starts before the last (searched again), another thread's or
+// lock's between.
+func TestParkCursorAsSearched(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 34))
+	for round := 0; round < 300; round++ {
+		m := &Model{handOffs: map[format.ObjectID][]OwnerChange{}}
+		for obj := format.ObjectID(1); obj <= 3; obj++ {
+			n := rng.IntN(1 << rng.IntN(12))
+			hs := make([]OwnerChange, n)
+			at := format.Time(rng.IntN(50))
+			for i := range hs {
+				hs[i] = OwnerChange{At: at, Owner: format.ThreadID(rng.IntN(5))}
+				at += format.Time(rng.IntN(3)) // equal times too
+			}
+			m.handOffs[obj] = hs
+		}
+		var c parkCursor
+		th, obj := format.ThreadID(1), format.ObjectID(1)
+		start := format.Time(0)
+		for k := 0; k < 400; k++ {
+			switch r := rng.IntN(100); {
+			case r < 3:
+				th++
+				start = format.Time(rng.IntN(40))
+			case r < 6:
+				obj = format.ObjectID(1 + rng.IntN(4)) // 4: no hand-offs
+			case r < 9:
+				start -= format.Time(rng.IntN(100)) // before the last
+			case r < 60:
+				start += format.Time(rng.IntN(4))
+			default:
+				start += format.Time(rng.IntN(1 << rng.IntN(14)))
+			}
+			iv := &Interval{Start: start, End: start + 5, Object: obj, Acquire: true}
+			hs := m.handOffs[obj]
+			want, _ := slices.BinarySearchFunc(hs, start, func(h OwnerChange, t format.Time) int { return cmp.Compare(h.At, t+1) })
+			if got := c.at(m, th, iv); got != want || len(c.hs) != len(hs) {
+				t.Fatalf("round %d, park %d (thread %d, lock %d, start %d): first hand-off after it %d (of %d), want %d of %d",
+					round, k, th, obj, start, got, len(c.hs), want, len(hs))
+			}
+			if got := handOffAfter(hs, start); got != want {
+				t.Fatalf("handOffAfter(%d) = %d, want %d", start, got, want)
+			}
+		}
+	}
+}

@@ -215,7 +215,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// The threads' blocks staged many threads' at a time
 		// (spillAhead), read in the same order.
 		sp.ahead = &spillAhead{}
-		want := [spillKinds]bool{spillIvs: true, spillBlame: true, spillWins: true}
+		want := [spillKinds]bool{spillIvs: true, spillBlame: true}
 		var ws []uint32 // with the View of all threads: each one's weight (heldSort.at)
 		if v.all && m.thIdx != nil && m.byThread == nil && len(m.Threads) > 0 {
 			ws = make([]uint32, len(m.Threads))
@@ -1062,7 +1062,8 @@ type spanCursor struct {
 // spanMerge merges a lock's runs into the stable order by start and makes
 // their union; its room is kept from lock to lock.
 type spanMerge struct {
-	heap  []spanCursor
+	curs  []spanCursor // a lock's runs' cursors, by run
+	heap  []spanHead
 	rooms [][]byte // the chunks' cursors' room to read blocks into
 	m     *Model   // whose spill holds the chunks
 	// A lock with hand-off stretches (spanLog.handOffs): done, the union's
@@ -1086,26 +1087,29 @@ type spanMerge struct {
 // made and not emitted are those that end after the next span read
 // begins, about as many as the contentions at once.
 func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan)) {
-	h := mg.heap[:0]
+	cs, h := mg.curs[:0], mg.heap[:0]
 	for k, ch := range l.spilt {
 		if k == len(mg.rooms) {
 			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
 		}
-		c := spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}}
-		mg.read(l, &c)
-		h = append(h, c)
+		cs = append(cs, spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}})
 	}
-	for k, r := range l.runs {
-		c := spanCursor{block: r.block, off: r.off, run: int32(len(l.spilt) + k), left: r.n}
+	for _, r := range l.runs {
+		c := spanCursor{block: r.block, off: r.off, run: int32(len(cs)), left: r.n}
 		c.s.Start = r.prev
-		mg.read(l, &c)
-		h = append(h, c)
+		cs = append(cs, c)
 	}
-	// A binary heap by (start, run).
-	less := func(a, b *spanCursor) bool {
-		return a.s.Start < b.s.Start || a.s.Start == b.s.Start && a.run < b.run
+	for k := range cs {
+		mg.read(l, &cs[k])
+		h = append(h, spanHead{cs[k].s.Start, int32(k)})
 	}
-	heapify(h, less)
+	// A binary heap by (start, run) of each cursor's next span: its
+	// start and its run, which is its cursor's place in cs (16 bytes an
+	// entry, compared in place; a heap of the cursors themselves moved
+	// ~90 bytes at each step, compared through a pointer).
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftSpanHeads(h, i)
+	}
 	out := func(s OwnerSpan) {
 		if l.handOffs {
 			mg.done = append(mg.done, s)
@@ -1117,7 +1121,8 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 	var cur OwnerSpan
 	have := false
 	for len(h) > 0 {
-		s := h[0].s
+		c := &cs[h[0].run]
+		s := c.s
 		if l.handOffs {
 			// No stretch read from here on reaches a span that ends by
 			// s's start.
@@ -1127,8 +1132,8 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 			s.Start = max(s.Start, cur.End)
 		}
 		switch {
-		case h[0].s.Owner == handOffOwner:
-			mg.addHand(h[0].s)
+		case c.s.Owner == handOffOwner:
+			mg.addHand(c.s)
 		case s.End <= s.Start:
 		case have && cur.Owner == s.Owner && cur.End == s.Start:
 			cur.End = s.End
@@ -1138,21 +1143,51 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 			}
 			cur, have = s, true
 		}
-		if h[0].left == 0 {
+		if c.left == 0 {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		} else {
-			mg.read(l, &h[0])
+			mg.read(l, c)
+			h[0].start = c.s.Start
 		}
-		siftDown(h, 0, less)
+		siftSpanHeads(h, 0)
 	}
 	if have {
 		out(cur)
 	}
 	mg.flush(math.MaxInt64, emit)
-	mg.heap = h[:0]
+	for k := range cs {
+		cs[k] = spanCursor{}
+	}
+	mg.curs, mg.heap = cs[:0], h[:0]
 	mg.done, mg.hand, mg.di, mg.hi = mg.done[:0], mg.hand[:0], 0, 0
 	l.blocks, l.runs, l.spilt = nil, nil, nil
+}
+
+// spanHead is a spanMerge cursor's next span in the merge's heap: its
+// start, and the cursor's run (its place in spanMerge.curs).
+type spanHead struct {
+	start format.Time
+	run   int32
+}
+
+// siftSpanHeads moves h[i] down to its place in the heap h, by start,
+// then run (siftDown, its comparison written out).
+func siftSpanHeads(h []spanHead, i int) {
+	for {
+		j := 2*i + 1
+		if j >= len(h) {
+			return
+		}
+		if k := j + 1; k < len(h) && (h[k].start < h[j].start || h[k].start == h[j].start && h[k].run < h[j].run) {
+			j = k
+		}
+		if !(h[j].start < h[i].start || h[j].start == h[i].start && h[j].run < h[i].run) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // addHand adds a hand-off stretch, read in order of start, to mg.hand.

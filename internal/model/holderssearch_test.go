@@ -60,3 +60,30 @@ func TestParkCursorAsSearched(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchEndAfterAsSearchFrom: foldSpan's search of a holder's
+// intervals, its test written out, finds what searchFrom with the test as
+// a function finds, from any cursor, for any time, the ends in order or
+// not (intervals that overlap).
+func TestSearchEndAfterAsSearchFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 34))
+	for round := 0; round < 2000; round++ {
+		ivs := make([]Interval, rng.IntN(1<<rng.IntN(10)))
+		end := format.Time(rng.IntN(20))
+		for i := range ivs {
+			end += format.Time(rng.IntN(4))
+			if rng.IntN(20) == 0 {
+				end -= format.Time(rng.IntN(10)) // out of order
+			}
+			ivs[i].End = end
+		}
+		for k := 0; k < 50; k++ {
+			from := rng.IntN(len(ivs)+3) - 1
+			a := format.Time(rng.IntN(int(end) + 30))
+			want := searchFrom(len(ivs), from, func(i int) bool { return ivs[i].End > a })
+			if got := searchEndAfter(ivs, from, a); got != want {
+				t.Fatalf("round %d: %d intervals, from %d, after %d: %d, want %d", round, len(ivs), from, a, got, want)
+			}
+		}
+	}
+}

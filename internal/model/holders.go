@@ -1673,61 +1673,94 @@ func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChang
 		all, base := m.contentionChanges(lc, iv)
 		ownerSpans(th, iv, all, base, add)
 	case iv.Acquire:
-		// ParkSpans, its first hand-off found from the thread's last
-		// park's on the lock.
-		parkSpansAt(th, pc.at(m, th, iv), iv.Start, iv.End, iv.ParkOwner(), pc.hs, add)
+		// ParkSpans, its first hand-off found from the last park's on
+		// the lock.
+		i, hs := pc.at(m, iv)
+		parkSpansAt(th, i, iv.Start, iv.End, iv.ParkOwner(), hs, add)
 	}
 	return dst
 }
 
-// parkCursor finds the first hand-off after each park of a thread's on a
-// java.util.concurrent lock (ParkSpans) from where its park before on the
-// same lock found its: a thread's intervals come in order of start, and
-// a search of the whole lock's hand-offs at each park (a binary search,
-// a miss at each step of a long one) was a tenth of c1G's holders' pass.
+// parkCursor finds the first hand-off after each park on a
+// java.util.concurrent lock (ParkSpans) from where the last park on the
+// same lock found its: a thread's parks come in order of start, and the
+// threads in the View's order, those of one time mostly together. A
+// search of the lock's whole hand-offs at each park (a binary search, a
+// miss at each step of a long one: most threads park a few times) was a
+// tenth of c1G's holders' pass. Its last place on each of the locks met
+// lately, in a cache by the lock.
 type parkCursor struct {
-	th   format.ThreadID
-	obj  format.ObjectID
-	ok   bool
-	hs   []OwnerChange // obj's hand-offs (Model.handOffs)
-	from format.Time   // the last park's start
-	i    int           // its first hand-off after from (handOffAfter)
+	slots []parkSlot
 }
 
+// parkSlot is a slot of parkCursor's: obj's hand-offs hs (Model.handOffs)
+// and the first after the last park's start on it, i.
+type parkSlot struct {
+	obj format.ObjectID
+	ok  bool
+	hs  []OwnerChange
+	i   int
+}
+
+// parkSlotBits is the bits of parkCursor's slot.
+const parkSlotBits = 8
+
 // at returns handOffAfter(m.handOffs[iv.Object], iv.Start) for iv, a park
-// of thread th in a lock's acquire, and sets c.hs to that lock's
-// hand-offs.
-func (c *parkCursor) at(m *Model, th format.ThreadID, iv *Interval) int {
-	from := iv.Start
-	switch {
-	case !c.ok || c.th != th || c.obj != iv.Object:
-		c.th, c.obj, c.ok = th, iv.Object, true
-		c.hs = m.handOffs[iv.Object]
-		c.i = handOffAfter(c.hs, from)
-	case from < c.from:
-		c.i = handOffAfter(c.hs, from)
-	default:
-		// Every hand-off before c.i is at or before c.from, so at or
-		// before from: the answer is c.i or after it. Probes at c.i,
-		// c.i+1, c.i+3, c.i+7, ... until one is after from, then a
-		// binary search of the last step.
-		hs := c.hs
-		lo, hi, step := c.i, len(hs), 1
-		for {
-			p := lo + step - 1
-			if p >= len(hs) {
+// in a lock's acquire, and that lock's hand-offs.
+func (c *parkCursor) at(m *Model, iv *Interval) (int, []OwnerChange) {
+	if c.slots == nil {
+		c.slots = make([]parkSlot, 1<<parkSlotBits)
+	}
+	x := &c.slots[(uint64(iv.Object)*0x9e3779b97f4a7c15)>>(64-parkSlotBits)]
+	if !x.ok || x.obj != iv.Object {
+		x.obj, x.ok = iv.Object, true
+		x.hs = m.handOffs[iv.Object]
+		x.i = handOffAfter(x.hs, iv.Start)
+	} else {
+		x.i = handOffFrom(x.hs, x.i, iv.Start)
+	}
+	return x.i, x.hs
+}
+
+// handOffFrom is handOffAfter(hs, t) found from i, where it usually is or
+// is near: probes 1, 2, 4, ... places from there, forward or back, then a
+// binary search of the last step.
+func handOffFrom(hs []OwnerChange, i int, t format.Time) int {
+	n := len(hs)
+	i = min(max(i, 0), n)
+	lo, hi := i, i
+	if i > 0 && hs[i-1].At > t {
+		// Before i: hs[hi] is after t; lo, once set, the first not
+		// known to be at or before it.
+		hi = i - 1
+		for step := 1; ; step *= 2 {
+			p := hi - step
+			if p < 0 {
+				lo = 0
 				break
 			}
-			if hs[p].At > from {
+			if hs[p].At <= t {
+				lo = p + 1
+				break
+			}
+			hi = p
+		}
+	} else {
+		// At or after i: every hand-off before lo is at or before t.
+		for step := 1; ; step *= 2 {
+			p := lo + step - 1
+			if p >= n {
+				hi = n
+				break
+			}
+			if hs[p].At > t {
 				hi = p
 				break
 			}
-			lo, step = p+1, 2*step
+			lo = p + 1
 		}
-		c.i = lo + handOffAfter(hs[lo:hi], from)
 	}
-	c.from = from
-	return c.i
+	return lo + handOffAfter(hs[lo:hi], t)
 }
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing

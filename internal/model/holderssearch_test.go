@@ -10,12 +10,12 @@ import (
 )
 
 // TestParkCursorAsSearched: the holders' pass's parkCursor finds, for each
-// park of a thread on a lock, the first hand-off after its start as a
-// search of the lock's whole hand-offs does (slices.BinarySearchFunc, as
-// parkSpans searched before handOffAfter), whatever the parks' order: a
-// thread's parks in order (the cursor's probes forward, far and near),
-// one that starts before the last (searched again), another thread's or
-// lock's between.
+// park on a lock, the first hand-off after its start as a search of the
+// lock's whole hand-offs does (slices.BinarySearchFunc, as parkSpans
+// searched before handOffAfter), whatever the parks' order: a thread's
+// parks in order (the cursor's probes forward, far and near), one that
+// starts before the last (probes back), another thread's or lock's
+// between.
 func TestParkCursorAsSearched(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 34))
 	for round := 0; round < 300; round++ {
@@ -50,9 +50,9 @@ func TestParkCursorAsSearched(t *testing.T) {
 			iv := &Interval{Start: start, End: start + 5, Object: obj, Acquire: true}
 			hs := m.handOffs[obj]
 			want, _ := slices.BinarySearchFunc(hs, start, func(h OwnerChange, t format.Time) int { return cmp.Compare(h.At, t+1) })
-			if got := c.at(m, th, iv); got != want || len(c.hs) != len(hs) {
+			if got, ghs := c.at(m, iv); got != want || len(ghs) != len(hs) {
 				t.Fatalf("round %d, park %d (thread %d, lock %d, start %d): first hand-off after it %d (of %d), want %d of %d",
-					round, k, th, obj, start, got, len(c.hs), want, len(hs))
+					round, k, th, obj, start, got, len(ghs), want, len(hs))
 			}
 			if got := handOffAfter(hs, start); got != want {
 				t.Fatalf("handOffAfter(%d) = %d, want %d", start, got, want)

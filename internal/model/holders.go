@@ -252,11 +252,12 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		osp = &onSpill{m: m}
 	}
 
+	var fpc parkCursor // the folds' (foldSpan)
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, sp: osp, top: v.OnTop}
+		f := &doingFold{d: d, lock: r, lc: lc, pc: &fpc, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -1338,6 +1339,7 @@ func (m *Model) DoingIn(lock LockRef, ss, hand []OwnerSpan) *Doing {
 // in any order, then sorted (finish).
 type doingFold struct {
 	lc   *lockChanges // the owner changes read back (blameSpans)
+	pc   *parkCursor  // the parks' hand-offs (ParkSpans), nil: searched
 	d    *Doing
 	lock LockRef // the lock whose holders these are
 	on   onTab
@@ -1540,12 +1542,20 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 				continue
 			}
 		}
-		m.blameSpans(t.ID, iv, f.lc, func(sp OwnerSpan) bool {
+		on := func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.addOn(HeldOn{Lock: ref, Owner: sp.Owner}, y-x)
 			}
 			return true
-		})
+		}
+		if iv.State != Blocked && iv.Acquire && f.pc != nil {
+			// ParkSpans, by the cursor (a holder's spans come in order
+			// of start).
+			i, hs := f.pc.at(m, iv)
+			parkSpansAt(t.ID, i, iv.Start, iv.End, iv.ParkOwner(), hs, on)
+			continue
+		}
+		m.blameSpans(t.ID, iv, f.lc, on)
 	}
 	// Its run split (RunInFrom) from the runnable time and the samples
 	// found here, not walked again.

@@ -120,3 +120,29 @@ func TestDenseThreadIndexAsProbed(t *testing.T) {
 		t.Fatal("a table by ID for IDs up to 1<<40")
 	}
 }
+
+// TestSearchSampleFromAsSearchFrom: samplesIn's search, its test written
+// out, finds what searchFrom finds, from any cursor, the times in order or
+// not.
+func TestSearchSampleFromAsSearchFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 34))
+	for round := 0; round < 2000; round++ {
+		s := make([]Sample, rng.IntN(1<<rng.IntN(10)))
+		at := format.Time(rng.IntN(20))
+		for i := range s {
+			at += format.Time(rng.IntN(4))
+			if rng.IntN(20) == 0 {
+				at -= format.Time(rng.IntN(10)) // out of order
+			}
+			s[i].At = at
+		}
+		for k := 0; k < 50; k++ {
+			from := rng.IntN(len(s)+3) - 1
+			x := format.Time(rng.IntN(int(at) + 30))
+			want := searchFrom(len(s), from, func(i int) bool { return s[i].At >= x })
+			if got := searchSampleFrom(s, from, x); got != want {
+				t.Fatalf("round %d: %d samples, from %d, at %d: %d, want %d", round, len(s), from, x, got, want)
+			}
+		}
+	}
+}

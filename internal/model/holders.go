@@ -1764,7 +1764,7 @@ type parkSlot struct {
 }
 
 // parkSlotBits is the bits of parkCursor's slot.
-const parkSlotBits = 8
+const parkSlotBits = 12
 
 // at returns handOffAfter(m.handOffs[iv.Object], iv.Start) for iv, a park
 // in a lock's acquire, and that lock's hand-offs.

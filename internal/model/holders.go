@@ -229,7 +229,6 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		sp.ahead = nil
 		if ws != nil {
 			hs.m, hs.at = m, heldBucketsAt(ws)
-			hs.ids = m.denseThreadIndex()
 		}
 	} else {
 		for _, t := range v.All() {
@@ -271,7 +270,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			// holder's life alone is read); the rest by holder below.
 			handOffParts(s, hand, func(p OwnerSpan, released bool) {
 				if released {
-					f.released(&p, hs.thread(m, p.Owner))
+					f.released(&p, m.Thread(p.Owner))
 				} else {
 					hs.add(k, p)
 				}
@@ -302,7 +301,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	stage := func() {
 		pre, preAt = pre[:0], pi
 		for j := pi; j < len(ids); j++ {
-			t := hs.thread(m, ids[j])
+			t := m.Thread(ids[j])
 			pre = append(pre, t)
 			n := sp.ahead.n
 			if t != nil {
@@ -332,7 +331,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				pre[pi-preAt] = nil
 				pi++
 			} else {
-				t = hs.thread(m, hid)
+				t = m.Thread(hid)
 			}
 			h = load(t, &sp, true)
 			c = Cursor{}
@@ -416,7 +415,6 @@ type heldSort struct {
 	// reaches them: spillAhead), and nil before a bucket merged from runs.
 	m     *Model
 	at    []uint32 // the bucket of each index (heldBucketsAt)
-	ids   []int32  // with m, the threads' indexes by ID (denseThreadIndex), or nil
 	ahead func(ids []format.ThreadID)
 	near  []heldNear // the buckets of the holders met lately
 	// progress, if set, is told each bucket's number before it is folded,
@@ -446,62 +444,13 @@ func (hs *heldSort) bucketOf(h format.ThreadID) int {
 	c := &hs.near[(uint64(h)*0x9e3779b97f4a7c15)>>(64-heldNearBits)]
 	if !c.ok || c.id != h {
 		c.id, c.ok = h, true
-		if i := hs.index(h); i >= 0 {
+		if i := hs.m.threadIndex(h); i >= 0 {
 			c.b = int32(hs.at[i])
 		} else {
 			c.b = int32(heldBucketOf(h))
 		}
 	}
 	return int(c.b)
-}
-
-// index is m.threadIndex(h), by hs.ids when set.
-func (hs *heldSort) index(h format.ThreadID) int {
-	if hs.ids != nil {
-		if uint64(h) < uint64(len(hs.ids)) {
-			return int(hs.ids[h]) - 1
-		}
-		return -1
-	}
-	return hs.m.threadIndex(h)
-}
-
-// thread is m.Thread(h), by hs.ids when set (then hs.m is m).
-func (hs *heldSort) thread(m *Model, h format.ThreadID) *Thread {
-	if hs.ids == nil {
-		return m.Thread(h)
-	}
-	if i := hs.index(h); i >= 0 {
-		return m.ThreadAt(i)
-	}
-	return nil
-}
-
-// denseThreadIndex returns each thread's index in Threads (+1; 0: none)
-// by its ID, the first of an ID as threadIndex finds it, when the IDs are
-// few enough for a table by ID (at most 4 slots a thread; a JVM numbers
-// its threads from 1 as they start), else nil. threadIndex's probe and
-// the check of the ID found were ~3 misses a look-up of the holders'
-// pass, once per span of a holder not met lately.
-func (m *Model) denseThreadIndex() []int32 {
-	n := len(m.Threads)
-	if m.thIdx == nil || m.byThread != nil || n == 0 || n >= math.MaxInt32 {
-		return nil
-	}
-	most := format.ThreadID(0)
-	for k := range n {
-		most = max(most, m.ThreadIDAt(k))
-	}
-	if uint64(most) >= 4*uint64(n)+1024 {
-		return nil
-	}
-	ids := make([]int32, most+1)
-	for k := range n {
-		if id := m.ThreadIDAt(k); ids[id] == 0 {
-			ids[id] = int32(k + 1)
-		}
-	}
-	return ids
 }
 
 // heldBucketsAt turns ws, the weights of the threads by index, into each

@@ -88,39 +88,6 @@ func TestSearchEndAfterAsSearchFrom(t *testing.T) {
 	}
 }
 
-// TestDenseThreadIndexAsProbed: the holders' table of thread indexes by ID
-// gives what threadIndex's probes give, for every ID up to past the
-// largest (an ID twice: the first), and none when the IDs are too sparse.
-func TestDenseThreadIndexAsProbed(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 34))
-	for round := 0; round < 200; round++ {
-		m := &Model{}
-		n := 1 + rng.IntN(300)
-		for k := 0; k < n; k++ {
-			m.Threads = append(m.Threads, &Thread{ID: format.ThreadID(1 + rng.IntN(2*n))})
-		}
-		m.indexThreads()
-		ids := m.denseThreadIndex()
-		if ids == nil {
-			t.Fatalf("round %d: no table for %d threads of IDs up to %d", round, n, 2*n)
-		}
-		hs := heldSort{m: m, ids: ids}
-		for id := format.ThreadID(0); id <= format.ThreadID(2*n+5); id++ {
-			if got, want := hs.index(id), m.threadIndex(id); got != want {
-				t.Fatalf("round %d: thread %d at %d, threadIndex %d", round, id, got, want)
-			}
-			if got, want := hs.thread(m, id), m.Thread(id); got != want {
-				t.Fatalf("round %d: thread %d is %p, Thread %p", round, id, got, want)
-			}
-		}
-	}
-	m := &Model{Threads: []*Thread{{ID: 1}, {ID: 1 << 40}}}
-	m.indexThreads()
-	if m.denseThreadIndex() != nil {
-		t.Fatal("a table by ID for IDs up to 1<<40")
-	}
-}
-
 // TestSearchSampleFromAsSearchFrom: samplesIn's search, its test written
 // out, finds what searchFrom finds, from any cursor, the times in order or
 // not.

@@ -142,6 +142,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
+	var pc parkCursor
 	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
 	nt, it := v.Len(), 0
 	waiter := func(t *Thread) {
@@ -187,7 +188,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				// not made (the blame log's reader passes them by).
 				continue
 			}
-			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
+			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, &pc, ivSpans[:0])
 			n := 0
 			for _, sp := range ivSpans {
 				if sp.End > sp.Start {
@@ -214,7 +215,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// The threads' blocks staged many threads' at a time
 		// (spillAhead), read in the same order.
 		sp.ahead = &spillAhead{}
-		want := [spillKinds]bool{spillIvs: true, spillBlame: true, spillWins: true}
+		want := [spillKinds]bool{spillIvs: true, spillBlame: true}
 		var ws []uint32 // with the View of all threads: each one's weight (heldSort.at)
 		if v.all && m.thIdx != nil && m.byThread == nil && len(m.Threads) > 0 {
 			ws = make([]uint32, len(m.Threads))
@@ -251,11 +252,12 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		osp = &onSpill{m: m}
 	}
 
+	var fpc parkCursor // the folds' (foldSpan)
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, sp: osp, top: v.OnTop}
+		f := &doingFold{d: d, lock: r, lc: lc, pc: &fpc, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -1061,7 +1063,8 @@ type spanCursor struct {
 // spanMerge merges a lock's runs into the stable order by start and makes
 // their union; its room is kept from lock to lock.
 type spanMerge struct {
-	heap  []spanCursor
+	curs  []spanCursor // a lock's runs' cursors, by run
+	heap  []spanHead
 	rooms [][]byte // the chunks' cursors' room to read blocks into
 	m     *Model   // whose spill holds the chunks
 	// A lock with hand-off stretches (spanLog.handOffs): done, the union's
@@ -1085,26 +1088,29 @@ type spanMerge struct {
 // made and not emitted are those that end after the next span read
 // begins, about as many as the contentions at once.
 func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan)) {
-	h := mg.heap[:0]
+	cs, h := mg.curs[:0], mg.heap[:0]
 	for k, ch := range l.spilt {
 		if k == len(mg.rooms) {
 			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
 		}
-		c := spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}}
-		mg.read(l, &c)
-		h = append(h, c)
+		cs = append(cs, spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}})
 	}
-	for k, r := range l.runs {
-		c := spanCursor{block: r.block, off: r.off, run: int32(len(l.spilt) + k), left: r.n}
+	for _, r := range l.runs {
+		c := spanCursor{block: r.block, off: r.off, run: int32(len(cs)), left: r.n}
 		c.s.Start = r.prev
-		mg.read(l, &c)
-		h = append(h, c)
+		cs = append(cs, c)
 	}
-	// A binary heap by (start, run).
-	less := func(a, b *spanCursor) bool {
-		return a.s.Start < b.s.Start || a.s.Start == b.s.Start && a.run < b.run
+	for k := range cs {
+		mg.read(l, &cs[k])
+		h = append(h, spanHead{cs[k].s.Start, int32(k)})
 	}
-	heapify(h, less)
+	// A binary heap by (start, run) of each cursor's next span: its
+	// start and its run, which is its cursor's place in cs (16 bytes an
+	// entry, compared in place; a heap of the cursors themselves moved
+	// ~90 bytes at each step, compared through a pointer).
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftSpanHeads(h, i)
+	}
 	out := func(s OwnerSpan) {
 		if l.handOffs {
 			mg.done = append(mg.done, s)
@@ -1116,7 +1122,8 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 	var cur OwnerSpan
 	have := false
 	for len(h) > 0 {
-		s := h[0].s
+		c := &cs[h[0].run]
+		s := c.s
 		if l.handOffs {
 			// No stretch read from here on reaches a span that ends by
 			// s's start.
@@ -1126,8 +1133,8 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 			s.Start = max(s.Start, cur.End)
 		}
 		switch {
-		case h[0].s.Owner == handOffOwner:
-			mg.addHand(h[0].s)
+		case c.s.Owner == handOffOwner:
+			mg.addHand(c.s)
 		case s.End <= s.Start:
 		case have && cur.Owner == s.Owner && cur.End == s.Start:
 			cur.End = s.End
@@ -1137,21 +1144,51 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 			}
 			cur, have = s, true
 		}
-		if h[0].left == 0 {
+		if c.left == 0 {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		} else {
-			mg.read(l, &h[0])
+			mg.read(l, c)
+			h[0].start = c.s.Start
 		}
-		siftDown(h, 0, less)
+		siftSpanHeads(h, 0)
 	}
 	if have {
 		out(cur)
 	}
 	mg.flush(math.MaxInt64, emit)
-	mg.heap = h[:0]
+	for k := range cs {
+		cs[k] = spanCursor{}
+	}
+	mg.curs, mg.heap = cs[:0], h[:0]
 	mg.done, mg.hand, mg.di, mg.hi = mg.done[:0], mg.hand[:0], 0, 0
 	l.blocks, l.runs, l.spilt = nil, nil, nil
+}
+
+// spanHead is a spanMerge cursor's next span in the merge's heap: its
+// start, and the cursor's run (its place in spanMerge.curs).
+type spanHead struct {
+	start format.Time
+	run   int32
+}
+
+// siftSpanHeads moves h[i] down to its place in the heap h, by start,
+// then run (siftDown, its comparison written out).
+func siftSpanHeads(h []spanHead, i int) {
+	for {
+		j := 2*i + 1
+		if j >= len(h) {
+			return
+		}
+		if k := j + 1; k < len(h) && (h[k].start < h[j].start || h[k].start == h[j].start && h[k].run < h[j].run) {
+			j = k
+		}
+		if !(h[j].start < h[i].start || h[j].start == h[i].start && h[j].run < h[i].run) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
 
 // addHand adds a hand-off stretch, read in order of start, to mg.hand.
@@ -1302,6 +1339,7 @@ func (m *Model) DoingIn(lock LockRef, ss, hand []OwnerSpan) *Doing {
 // in any order, then sorted (finish).
 type doingFold struct {
 	lc   *lockChanges // the owner changes read back (blameSpans)
+	pc   *parkCursor  // the parks' hand-offs (ParkSpans), nil: searched
 	d    *Doing
 	lock LockRef // the lock whose holders these are
 	on   onTab
@@ -1465,7 +1503,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		return
 	}
 	ivs := t.Intervals
-	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
+	i := searchEndAfter(ivs, c.iv, a)
 	c.iv = i
 	busy := format.Time(0)
 	for ; i < len(ivs) && ivs[i].Start < b; i++ {
@@ -1504,12 +1542,20 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 				continue
 			}
 		}
-		m.blameSpans(t.ID, iv, f.lc, func(sp OwnerSpan) bool {
+		on := func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.addOn(HeldOn{Lock: ref, Owner: sp.Owner}, y-x)
 			}
 			return true
-		})
+		}
+		if iv.State != Blocked && iv.Acquire && f.pc != nil {
+			// ParkSpans, by the cursor (a holder's spans come in order
+			// of start).
+			i, hs := f.pc.at(m, iv)
+			parkSpansAt(t.ID, i, iv.Start, iv.End, iv.ParkOwner(), hs, on)
+			continue
+		}
+		m.blameSpans(t.ID, iv, f.lc, on)
 	}
 	// Its run split (RunInFrom) from the runnable time and the samples
 	// found here, not walked again.
@@ -1524,6 +1570,45 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		ds.Samples++
 		ds.Weight += smp.Weight
 	}
+}
+
+// searchEndAfter is searchFrom(len(ivs), from, func(i int) bool { return
+// ivs[i].End > a }), probe for probe, its test written out: foldSpan's,
+// at each span of a holder (the call through a pointer at each probe was
+// a sixth of foldSpan's time at c1G).
+func searchEndAfter(ivs []Interval, from int, a format.Time) int {
+	n := len(ivs)
+	from = min(max(from, 0), n)
+	lo, hi := from, from
+	if from > 0 && ivs[from-1].End > a {
+		// ivs[hi] holds; every index below lo is false.
+		lo, hi = from-1, from-1
+		for step := 1; lo > 0; step *= 2 {
+			lo = max(hi-step, 0)
+			if ivs[lo].End <= a {
+				lo++
+				break
+			}
+			hi = lo
+		}
+	} else {
+		for step := 1; hi < n && ivs[hi].End <= a; step *= 2 {
+			lo = hi + 1
+			hi += step
+		}
+		hi = min(hi, n)
+	}
+	// sort.Search(hi-lo, ...) from lo.
+	i, j := 0, hi-lo
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if ivs[lo+h].End <= a {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return lo + i
 }
 
 // finish orders the fold's lock holdings and samples, most first.
@@ -1578,8 +1663,13 @@ func firstOf[T any](xs []T, n int, cmp func(a, b *T) int) []T {
 // thread th whose blameLog r walks (the intervals in order), as blameSpans
 // gives them: from the log when iv has an entry, else from the owner
 // changes (lc).
-func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChanges, r *blameReader, dst []OwnerSpan) []OwnerSpan {
-	if iv.State == Blocked {
+func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChanges, r *blameReader, pc *parkCursor, dst []OwnerSpan) []OwnerSpan {
+	add := func(sp OwnerSpan) bool {
+		dst = append(dst, sp)
+		return true
+	}
+	switch {
+	case iv.State == Blocked:
 		if iv.ownTo == iv.ownFrom {
 			// No owner changes: ownerSpans' one span, the owner when it
 			// blocked.
@@ -1590,12 +1680,97 @@ func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChang
 				return ss
 			}
 		}
+		all, base := m.contentionChanges(lc, iv)
+		ownerSpans(th, iv, all, base, add)
+	case iv.Acquire:
+		// ParkSpans, its first hand-off found from the last park's on
+		// the lock.
+		i, hs := pc.at(m, iv)
+		parkSpansAt(th, i, iv.Start, iv.End, iv.ParkOwner(), hs, add)
 	}
-	m.blameSpans(th, iv, lc, func(sp OwnerSpan) bool {
-		dst = append(dst, sp)
-		return true
-	})
 	return dst
+}
+
+// parkCursor finds the first hand-off after each park on a
+// java.util.concurrent lock (ParkSpans) from where the last park on the
+// same lock found its: a thread's parks come in order of start, and the
+// threads in the View's order, those of one time mostly together. A
+// search of the lock's whole hand-offs at each park (a binary search, a
+// miss at each step of a long one: most threads park a few times) was a
+// tenth of c1G's holders' pass. Its last place on each of the locks met
+// lately, in a cache by the lock.
+type parkCursor struct {
+	slots []parkSlot
+}
+
+// parkSlot is a slot of parkCursor's: obj's hand-offs hs (Model.handOffs)
+// and the first after the last park's start on it, i.
+type parkSlot struct {
+	obj format.ObjectID
+	ok  bool
+	hs  []OwnerChange
+	i   int
+}
+
+// parkSlotBits is the bits of parkCursor's slot.
+const parkSlotBits = 12
+
+// at returns handOffAfter(m.handOffs[iv.Object], iv.Start) for iv, a park
+// in a lock's acquire, and that lock's hand-offs.
+func (c *parkCursor) at(m *Model, iv *Interval) (int, []OwnerChange) {
+	if c.slots == nil {
+		c.slots = make([]parkSlot, 1<<parkSlotBits)
+	}
+	x := &c.slots[(uint64(iv.Object)*0x9e3779b97f4a7c15)>>(64-parkSlotBits)]
+	if !x.ok || x.obj != iv.Object {
+		x.obj, x.ok = iv.Object, true
+		x.hs = m.handOffs[iv.Object]
+		x.i = handOffAfter(x.hs, iv.Start)
+	} else {
+		x.i = handOffFrom(x.hs, x.i, iv.Start)
+	}
+	return x.i, x.hs
+}
+
+// handOffFrom is handOffAfter(hs, t) found from i, where it usually is or
+// is near: probes 1, 2, 4, ... places from there, forward or back, then a
+// binary search of the last step.
+func handOffFrom(hs []OwnerChange, i int, t format.Time) int {
+	n := len(hs)
+	i = min(max(i, 0), n)
+	lo, hi := i, i
+	if i > 0 && hs[i-1].At > t {
+		// Before i: hs[hi] is after t; lo, once set, the first not
+		// known to be at or before it.
+		hi = i - 1
+		for step := 1; ; step *= 2 {
+			p := hi - step
+			if p < 0 {
+				lo = 0
+				break
+			}
+			if hs[p].At <= t {
+				lo = p + 1
+				break
+			}
+			hi = p
+		}
+	} else {
+		// At or after i: every hand-off before lo is at or before t.
+		for step := 1; ; step *= 2 {
+			p := lo + step - 1
+			if p >= n {
+				hi = n
+				break
+			}
+			if hs[p].At > t {
+				hi = p
+				break
+			}
+			lo = p + 1
+		}
+	}
+	return lo + handOffAfter(hs[lo:hi], t)
 }
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing

@@ -36,13 +36,50 @@ func (t *Thread) SamplesIn(from, to format.Time) []Sample { return t.samplesIn(f
 // samplesIn is SamplesIn with its search started where c says.
 func (t *Thread) samplesIn(from, to format.Time, c *Cursor) []Sample {
 	s := t.Samples
-	i := searchFrom(len(s), c.smp, func(i int) bool { return s[i].At >= from })
+	i := searchSampleFrom(s, c.smp, from)
 	c.smp = i
 	j := len(s)
 	if to > 0 {
-		j = searchFrom(len(s), i, func(k int) bool { return s[k].At >= to })
+		j = searchSampleFrom(s, i, to)
 	}
 	return s[i:j]
+}
+
+// searchSampleFrom is searchFrom(len(s), from, func(i int) bool { return
+// s[i].At >= at }), probe for probe, its test written out (the holders'
+// fold searches a holder's samples at each of its spans: searchFrom's
+// call through a pointer at each probe).
+func searchSampleFrom(s []Sample, from int, at format.Time) int {
+	n := len(s)
+	from = min(max(from, 0), n)
+	lo, hi := from, from
+	if from > 0 && s[from-1].At >= at {
+		lo, hi = from-1, from-1
+		for step := 1; lo > 0; step *= 2 {
+			lo = max(hi-step, 0)
+			if s[lo].At < at {
+				lo++
+				break
+			}
+			hi = lo
+		}
+	} else {
+		for step := 1; hi < n && s[hi].At < at; step *= 2 {
+			lo = hi + 1
+			hi += step
+		}
+		hi = min(hi, n)
+	}
+	i, j := 0, hi-lo
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if s[lo+h].At < at {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return lo + i
 }
 
 // SampleQuery selects samples (Model.EachSample, Model.SamplesByStack).

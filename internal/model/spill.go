@@ -660,8 +660,10 @@ type spilled struct {
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
-// sorted t's, and its samples when asked (else none) as the spill has
-// them, in sp's room: valid until sp is used again. It returns t itself
+// sorted t's, its blame log, and its samples and windows when asked (else
+// no samples, and the windows t holds in memory: the holders' first pass
+// reads neither) as the spill has them, in sp's room: valid until sp is
+// used again. It returns t itself
 // when the model has no spill, or, when the intervals are still in memory
 // too, it could not be read.
 func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
@@ -681,7 +683,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if samples {
 		sp.smp, dst[spillSmp] = roomFor(sp.smp, size[spillSmp])
 	}
-	blame, wins := size[spillBlame] > 0, size[spillWins] > 0 // a block is never empty (addTo)
+	blame, wins := size[spillBlame] > 0, samples && size[spillWins] > 0 // a block is never empty (addTo)
 	if blame {
 		sp.blame, dst[spillBlame] = roomFor(sp.blame, size[spillBlame])
 	}

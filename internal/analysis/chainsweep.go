@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -450,6 +451,21 @@ type chainSweep struct {
 	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
 	relNode   []int32
 	relBase   int32
+
+	// selfHeld: by node, the stretches in which its thread was blocked on
+	// its own Thread object's monitor, each with the holder blamed, in
+	// time order: cut from that holder's join edges to it (order, cutJoin;
+	// chainWalk.joinHeld); joinCut: by node, the stretches cut from its
+	// join edges so, in which it ran (rootStates).
+	selfHeld map[int32][]selfHold
+	joinCut  map[int32][]heldSpan
+}
+
+// selfHold is a stretch [a, b) in which a thread blocked on its own
+// Thread object's monitor blamed node holder.
+type selfHold struct {
+	a, b   format.Time
+	holder int32
 }
 
 // sweepNode is a node of the sweep's forest: what the sweep reads and
@@ -1207,6 +1223,14 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 		}
 		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
 	}
+	if on.how == howMonitor && uint32(on.obj) == t.ID.Hash() {
+		// Blocked on its own Thread object (its exit): a joiner holding
+		// it is not waiting for it (chainWalk.joinHeld).
+		if s.selfHeld == nil {
+			s.selfHeld, s.joinCut = map[int32][]selfHold{}, map[int32][]heldSpan{}
+		}
+		s.selfHeld[s.lastXi] = append(s.selfHeld[s.lastXi], selfHold{a, b, ti})
+	}
 	e := sweepEdge{a: a, b: b, from: s.lastXi, to: uint32(ti), lk: s.lastOnIdx}
 	if src {
 		e.to |= srcBit
@@ -1242,6 +1266,7 @@ func (s *chainSweep) order() {
 	s.flat = nil
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
+	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
 	for k := range s.buckets {
 		l := &s.buckets[k]
 		if l.n == 0 && len(pend[k]) == 0 {
@@ -1251,6 +1276,17 @@ func (s *chainSweep) order() {
 		if s.rels != nil {
 			for i := 0; i < len(buf); i++ {
 				buf = s.splitReleased(buf, i, k)
+			}
+		}
+		if s.selfHeld != nil && haveJoin {
+			for i := 0; i < len(buf); {
+				var gone bool
+				if buf[i].lk == joinLk {
+					buf, gone = s.cutJoin(buf, i, k)
+				}
+				if !gone {
+					i++
+				}
 			}
 		}
 		tmp = tmp[:0]
@@ -1479,6 +1515,55 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	}
 	put(at, e.b, y)
 	return buf
+}
+
+// cutJoin cuts from join edge buf[i], of bucket k, the stretches in which
+// its joiner held the joined thread's Thread object's monitor (selfHeld,
+// chainWalk.joinHeld), kept in joinCut. The first piece left stays
+// buf[i], the others are added as splitReleased adds its pieces; with
+// none left buf[i] is taken out (gone).
+func (s *chainSweep) cutJoin(buf []sweepEdge, i, k int) (_ []sweepEdge, gone bool) {
+	e := buf[i]
+	hs := s.selfHeld[int32(e.to&^srcBit)]
+	if len(hs) == 0 {
+		return buf, false
+	}
+	first := true
+	put := func(a, b format.Time) {
+		if b <= a {
+			return
+		}
+		p := sweepEdge{a: a, b: b, from: e.from, to: e.to, lk: e.lk}
+		switch kp := s.bucketOf(a); {
+		case first:
+			buf[i], first = p, false
+		case kp == k:
+			buf = append(buf, p)
+		default:
+			s.buckets[kp].add(&p, s.base(kp), s.sp)
+		}
+	}
+	at := e.a
+	for _, h := range hs {
+		if h.holder != e.from {
+			continue
+		}
+		p, q := max(h.a, at), min(h.b, e.b)
+		if q <= p {
+			continue
+		}
+		put(at, p)
+		s.joinCut[e.from] = append(s.joinCut[e.from], heldSpan{p, q})
+		at = q
+	}
+	if at == e.a {
+		return buf, false // not held in it
+	}
+	put(at, e.b)
+	if first {
+		return slices.Delete(buf, i, i+1), true
+	}
+	return buf, false
 }
 
 // released returns node y's released node, made when new.
@@ -1967,6 +2052,8 @@ func (s *chainSweep) rootStates(roots []int32) {
 		}
 		t := s.m.ThreadAt(int(r))
 		ivs := s.m.IntervalsOf(t, &buf)
+		cuts := s.joinCut[r]
+		slices.SortFunc(cuts, func(x, y heldSpan) int { return cmp.Compare(x.a, y.a) })
 		i := 0
 		for g := range segs {
 			a, b, n := g.a, g.b, g.n
@@ -1988,8 +2075,20 @@ func (s *chainSweep) rootStates(roots []int32) {
 					continue
 				}
 				add(int(model.Runnable), n, at, p)
-				add(int(ivs[j].Shown()), n, p, q)
 				at = max(at, q)
+				st := int(ivs[j].Shown())
+				if ivs[j].State == model.Joining && !ivs[j].SelfJoin {
+					// Cut from its join: it held the joined Thread's
+					// monitor, running (cutJoin).
+					for _, h := range cuts {
+						if c, d := max(p, h.a), min(q, h.b); d > c {
+							add(st, n, p, c)
+							add(int(model.Runnable), n, c, d)
+							p = d
+						}
+					}
+				}
+				add(st, n, p, q)
 			}
 			add(int(model.Runnable), n, at, b)
 		}

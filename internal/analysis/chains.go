@@ -20,7 +20,8 @@ import (
 // was not behind anyone then: running, ready, in I/O or native code, sleeping, idle, or in
 // a wait or park that no thread ended (ownerless). A cycle (a deadlock,
 // for as long as it lasts) is its own root: the thread of the cycle with
-// the smallest id.
+// the smallest id. A join is no step while its joiner holds the joined
+// Thread object's monitor (chainWalk.joinHeld): the joiner runs then.
 type Chain struct {
 	Root format.ThreadID
 	// RootState is what the root was doing for most of the time others

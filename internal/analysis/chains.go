@@ -20,7 +20,8 @@ import (
 // was not behind anyone then: running, ready, in I/O or native code, sleeping, idle, or in
 // a wait or park that no thread ended (ownerless). A cycle (a deadlock,
 // for as long as it lasts) is its own root: the thread of the cycle with
-// the smallest id.
+// the smallest id. A join is no step while its joiner holds the joined
+// Thread object's monitor (chainWalk.joinHeld): the joiner runs then.
 type Chain struct {
 	Root format.ThreadID
 	// RootState is what the root was doing for most of the time others
@@ -590,7 +591,12 @@ func (w *chainWalk) links(t *model.Thread, iv *model.Interval, lo, hi format.Tim
 			emit(sp.Start, sp.End, sp.Owner, how, iv.Object)
 		}
 	case iv.State == model.Joining && !iv.SelfJoin:
-		emit(iv.Start, iv.End, iv.Other, howJoin, 0)
+		at := iv.Start
+		for _, h := range w.joinHeld(t, iv, lo, hi) {
+			emit(at, h.a, iv.Other, howJoin, 0)
+			at = h.b
+		}
+		emit(at, iv.End, iv.Other, howJoin, 0)
 	case iv.State == model.Waiting && !iv.SelfJoin && !w.m.IdleWaits[iv.Stack]:
 		emit(iv.Start, iv.End, iv.Other, howWait, iv.Object)
 	case iv.State == model.Parked:
@@ -598,6 +604,53 @@ func (w *chainWalk) links(t *model.Thread, iv *model.Interval, lo, hi format.Tim
 	case iv.State == model.Acquiring:
 		emit(iv.Start, iv.End, iv.Other, howSemaphore, iv.Object)
 	}
+}
+
+// heldSpan is a stretch [a, b) in which a thread held a Thread object's
+// monitor, inside Thread.join.
+type heldSpan struct{ a, b format.Time }
+
+// joinHeld returns the stretches of [lo, hi), in time order, in which t,
+// in its Joining interval iv, held the monitor of the Thread object it
+// joins: the joined thread was blocked on its own Thread object blaming t
+// (HotSpot's exit, ensure_join, takes that monitor to notify the joiners,
+// after ThreadEnd: model.Thread.End). Thread.join is synchronized on that
+// object and waits on it: a joiner that holds the monitor is not in its
+// wait but running (toward its wait, or back from it to see the thread
+// gone), and waits for no one. Its join is no step of a chain then, and
+// the joined thread, blocked behind it, closes no cycle through it: the
+// chains called such a joiner "in a deadlock" for the 220 µs of a
+// thread's exit while main, inside join, held its Thread (TestChainRelease
+// on 25, CI). Of a thread's contentions on that monitor only its own are
+// looked at (the joiner of a contention of another thread on it, a second
+// joiner, is the chain's root through that contention all the same: the
+// walk and the sweep would have to read every thread's).
+func (w *chainWalk) joinHeld(t *model.Thread, iv *model.Interval, lo, hi format.Time) []heldSpan {
+	xi, ok := w.idx[iv.Other]
+	if !ok || iv.Other == t.ID {
+		return nil
+	}
+	o := w.m.ThreadAt(int(xi))
+	obj := format.ObjectID(iv.Other.Hash())
+	lo, hi = max(lo, iv.Start), min(hi, iv.End)
+	var out []heldSpan
+	ivs := w.intervals(xi)
+	for i := w.find(xi, ivs, lo); i < len(ivs) && ivs[i].Start < hi; i++ {
+		c := &ivs[i]
+		if c.State != model.Blocked || c.Object != obj {
+			continue
+		}
+		clo, chi := max(c.Start, o.Start), min(c.End, o.End)
+		for sp := range w.m.BlameSpans(o.ID, c) {
+			if sp.Owner != t.ID {
+				continue
+			}
+			if a, b := max(sp.Start, clo, lo), min(sp.End, chi, hi); b > a {
+				out = append(out, heldSpan{a, b})
+			}
+		}
+	}
+	return out
 }
 
 // findBlock is how many intervals of a thread an entry of
@@ -749,9 +802,25 @@ func (w *chainWalk) follow(x format.ThreadID, a, b format.Time) {
 		state := int(iv.Shown())
 		c0 := p
 		depth, node := len(w.path), w.node
+		var held []heldSpan
+		if iv.State == model.Joining && !iv.SelfJoin {
+			held = w.joinHeld(t, iv, p, q)
+		}
+		gap := func(c, d format.Time) {
+			// A joiner holding the joined Thread's monitor runs
+			// (joinHeld).
+			for _, h := range held {
+				if p, q := max(c, h.a), min(d, h.b); q > p {
+					w.emit(x, state, c, p, depth)
+					w.emit(x, int(model.Runnable), p, q, depth)
+					c = q
+				}
+			}
+			w.emit(x, state, c, d, depth)
+		}
 		w.links(t, iv, p, q, func(c, d format.Time, h hop) {
 			if c > c0 {
-				w.emit(x, state, c0, c, depth)
+				gap(c0, c)
 			}
 			w.path = append(w.path[:depth], h)
 			w.on[xi] = int32(depth) + 1
@@ -765,7 +834,7 @@ func (w *chainWalk) follow(x format.ThreadID, a, b format.Time) {
 			c0 = max(c0, d)
 		})
 		if q > c0 {
-			w.emit(x, state, c0, q, depth)
+			gap(c0, q)
 		}
 		at = max(at, q)
 	}

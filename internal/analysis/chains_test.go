@@ -627,3 +627,67 @@ func chainPrefixes(t *testing.T, opts []synth.Options) []string {
 	}
 	return prefixes
 }
+
+// TestChainsJoinExit: a thread's exit blocks on its own Thread object
+// while its joiner holds it inside Thread.join (the model's case
+// chain-join-exit says why each figure is what it is): the joiner is not
+// in its wait then but running, and the exiting thread is behind it, no
+// cycle; ChainAt (the viewer's) agrees. Before, the chains called main
+// "in a deadlock" for those 200 µs (a cycle of main joining A and A
+// blocked on main), W behind it at depth 2 (TestChainRelease met it on
+// 25: 220 µs).
+func TestChainsJoinExit(t *testing.T) {
+	ar := testrec.Parse(t, "../model/testdata/cases/chain-join-exit.txtar")
+	_, res := testrec.Build(t, ar, "chain-join-exit")
+	m := res.Model
+	for _, c := range []struct {
+		v    *model.View
+		want string
+	}{
+		{m.Filter(nil), "0000000A runnable 0.1002 depth 2 [0000000B]; 00000001 runnable 0.1 depth 1 [0000000A 0000000B]"},
+		// A's time alone, as orca report --thread a: before, main was
+		// "cycle" for all of it, "in a deadlock".
+		{m.Filter(func(th *model.Thread) bool { return th.ID == 0xA }), "00000001 runnable 0.0002 depth 1 [0000000A]"},
+	} {
+		v, want := c.v, c.want
+		got, _ := Chains(v, nil, 0)
+		var roots []string
+		for _, r := range got {
+			roots = append(roots, fmt.Sprintf("%v %s %v depth %d %v", r.Root, r.RootState, r.Time.Seconds(), r.Depth, r.Threads))
+			for _, l := range r.Links {
+				if l.How == "join" && l.Time != 100.2e6 {
+					t.Errorf("root %v: a join link of %v, want 100.2 ms (W through main's join, 1.4..1.5001 and 1.5003..1.5004)", r.Root, l.Time)
+				}
+			}
+		}
+		if s := strings.Join(roots, "; "); s != want {
+			t.Errorf("roots\n%s\nwant\n%s", s, want)
+		}
+		_, hc, _ := HoldersAndChains(v, 0)
+		if !reflect.DeepEqual(hc, got) {
+			t.Errorf("HoldersAndChains %+v, Chains %+v", hc, got)
+		}
+		if w, _ := chains(v, nil, 0, true); !reflect.DeepEqual(w, got) {
+			t.Errorf("the walk per waiter %+v, the sweep %+v", w, got)
+		}
+	}
+	for _, c := range []struct {
+		at   float64
+		th   format.ThreadID
+		want string
+	}{
+		{1.5002, 0xA, "0000000A monitor 0000000A 00000001: 00000001 runnable"},
+		{1.5002, 0xB, "0000000B monitor 0000BEEF 00000001: 00000001 runnable"},
+		{1.45, 0xB, "0000000B monitor 0000BEEF 00000001, 00000001 join 00000000 0000000A: 0000000A runnable"},
+		{1.50035, 0xB, "0000000B monitor 0000BEEF 00000001, 00000001 join 00000000 0000000A: 0000000A ended"},
+	} {
+		p := ChainAt(m, c.th, m.Start+format.Time(c.at*1e9))
+		var links []string
+		for _, l := range p.Links {
+			links = append(links, fmt.Sprintf("%v %s %v %v", l.From, l.How, l.Object, l.To))
+		}
+		if got := strings.Join(links, ", ") + ": " + p.Root.String() + " " + p.RootState; got != c.want {
+			t.Errorf("at %v, thread %v: %q, want %q", c.at, c.th, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -68,12 +69,18 @@ type onSlot struct {
 	k   uint32
 }
 
-// toSlot is a slot of chainSweep.toNear: a thread's ID (0 empty: no edge
-// goes to 0) and its node.
+// toSlot is a slot of chainSweep.toNear: a thread's ID, of rank 0 (its
+// identity hash: format.ThreadID.Hash; a thread of a rank above is looked
+// up in the index each time), and its node + 1 (0: empty). 8 bytes, not
+// 16: twice as many slots in the same room (c128's look-ups in the index
+// 591 K of 3.34 M edges with 4 096 slots, ~240 K with 32 768).
 type toSlot struct {
-	id format.ThreadID
-	n  int32
+	h uint32
+	n int32
 }
+
+// toNearBits is log2 of chainSweep.toNear's slots (256 kB).
+const toNearBits = 15
 
 // rootSeg is a stretch [a, b) in which a root kept (pass 2) had n waiters
 // behind it and was no cycle's: split by what it was doing at the end
@@ -365,7 +372,7 @@ type chainSweep struct {
 	// index (a table of millions of IDs at 1 GB) found with misses of
 	// the cache (1.4 s of c1G's report).
 	onNear [1024]onSlot
-	toNear [4096]toSlot
+	toNear [1 << toNearBits]toSlot
 
 	// The edges' collection (interval): the thread last given, its node
 	// and whether its contentions are the View's (src edges), its last
@@ -436,9 +443,11 @@ type chainSweep struct {
 	// ended before the bucket it orders: what it holds is what is under
 	// way then, not every release of the run (0.59 GB of c5G-slow5's
 	// report, 120 MB of c1G's, held until the sweep). relOf: by node, its
-	// run in rels + 1, 0 for none; relLocks: the locks by their index
-	// in a run (relLockOf).
-	relOf     []int32
+	// run in rels + 1 (0 for none) and where its window's first release
+	// begins (relGate); relLocks: the locks by their index in a run
+	// (relLockOf).
+	relOf     []relGate
+	relShift  uint8
 	rels      []relRun
 	relMem    [][]byte // without a spill: by run, its bytes still to read
 	relLocks  []model.LockRef
@@ -450,6 +459,21 @@ type chainSweep struct {
 	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
 	relNode   []int32
 	relBase   int32
+
+	// selfHeld: by node, the stretches in which its thread was blocked on
+	// its own Thread object's monitor, each with the holder blamed, in
+	// time order: cut from that holder's join edges to it (order, cutJoin;
+	// chainWalk.joinHeld); joinCut: by node, the stretches cut from its
+	// join edges so, in which it ran (rootStates).
+	selfHeld map[int32][]selfHold
+	joinCut  map[int32][]heldSpan
+}
+
+// selfHold is a stretch [a, b) in which a thread blocked on its own
+// Thread object's monitor blamed node holder.
+type selfHold struct {
+	a, b   format.Time
+	holder int32
 }
 
 // sweepNode is a node of the sweep's forest: what the sweep reads and
@@ -512,6 +536,22 @@ type sweepAcc struct {
 	time  format.Time
 	depth int32
 	kept  int32
+}
+
+// relGate is a node's entry of chainSweep.relOf: its run in rels + 1 (0:
+// it released no lock others contended for), and q, where the first of
+// its releases that may still cut an edge begins (the first of its window
+// when splitReleased last read it: those after end after the base of the
+// bucket being ordered, and begin later): 0 when not known, math.MaxUint32
+// when none is left, else 1 + that start less chainSweep.lo, shifted right
+// by relShift (rounded down: a bound below). An edge that ends at or
+// before it overlaps none of the node's releases (splitReleased): 95 % of
+// c128's edges to holders with releases, told so by this one entry of 8
+// bytes, where the window's (relRun, its relSpans) were two misses of the
+// cache or three.
+type relGate struct {
+	run int32
+	q   uint32
 }
 
 // relSpan is a stretch [a, b) in which a thread had released
@@ -1064,12 +1104,15 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 // order, and go out as one run when the next thread's begin.
 func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 	if s.relOf == nil {
-		s.relOf = make([]int32, s.m.NumThreads())
+		s.relOf = make([]relGate, s.m.NumThreads())
+		for s.width*edgeBuckets>>s.relShift >= math.MaxUint32-1 {
+			s.relShift++
+		}
 		s.relLockOf = map[model.LockRef]uint32{}
 	}
 	if s.lastXi != s.relPendX || len(s.relPend) == 0 {
 		s.putReleases()
-		if s.relOf[s.lastXi] != 0 {
+		if s.relOf[s.lastXi].run != 0 {
 			panic("analysis: a thread's intervals came twice to the chains' sweep")
 		}
 		s.relPendX = s.lastXi
@@ -1106,7 +1149,7 @@ func (s *chainSweep) putReleases() {
 		s.relMem[len(s.rels)] = mem
 	}
 	s.rels = append(s.rels, run)
-	s.relOf[s.relPendX] = int32(len(s.rels))
+	s.relOf[s.relPendX].run = int32(len(s.rels))
 	s.relPend, s.relPrevB = s.relPend[:0], 0
 }
 
@@ -1114,7 +1157,7 @@ func (s *chainSweep) putReleases() {
 // ending at b: its window, those ended before bucket k let go, read on
 // until one begins at or after b (or none is left).
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
-	x := s.relOf[y] - 1
+	x := s.relOf[y].run - 1
 	r := &s.rels[x]
 	if k > int(r.trimK) {
 		// An edge of bucket k begins at its base or after: trimmed once
@@ -1179,8 +1222,8 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 	}
 	ti := s.lastTi // a thread mostly waits for one other in a row
 	if to != s.lastTo {
-		if sl := &s.toNear[uint64(to)*0x9e3779b97f4a7c15>>52]; sl.id == to {
-			ti = sl.n
+		if sl := &s.toNear[uint64(to)*0x9e3779b97f4a7c15>>(64-toNearBits)]; sl.h == uint32(to) && sl.n > 0 && to>>32 == 0 {
+			ti = sl.n - 1
 		} else {
 			var ok bool
 			if ti, ok = s.node.lookup(to); !ok {
@@ -1188,7 +1231,9 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 				s.ids = append(s.ids, to)
 				s.node.set(to, ti)
 			}
-			sl.id, sl.n = to, ti
+			if to>>32 == 0 {
+				sl.h, sl.n = uint32(to), ti+1
+			}
 		}
 		s.lastTo, s.lastTi = to, ti
 	}
@@ -1206,6 +1251,14 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 			sl.key, sl.k = w+1, k
 		}
 		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
+	}
+	if on.how == howMonitor && uint32(on.obj) == t.ID.Hash() {
+		// Blocked on its own Thread object (its exit): a joiner holding
+		// it is not waiting for it (chainWalk.joinHeld).
+		if s.selfHeld == nil {
+			s.selfHeld, s.joinCut = map[int32][]selfHold{}, map[int32][]heldSpan{}
+		}
+		s.selfHeld[s.lastXi] = append(s.selfHeld[s.lastXi], selfHold{a, b, ti})
 	}
 	e := sweepEdge{a: a, b: b, from: s.lastXi, to: uint32(ti), lk: s.lastOnIdx}
 	if src {
@@ -1242,6 +1295,7 @@ func (s *chainSweep) order() {
 	s.flat = nil
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
+	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
 	for k := range s.buckets {
 		l := &s.buckets[k]
 		if l.n == 0 && len(pend[k]) == 0 {
@@ -1251,6 +1305,17 @@ func (s *chainSweep) order() {
 		if s.rels != nil {
 			for i := 0; i < len(buf); i++ {
 				buf = s.splitReleased(buf, i, k)
+			}
+		}
+		if s.selfHeld != nil && haveJoin {
+			for i := 0; i < len(buf); {
+				var gone bool
+				if buf[i].lk == joinLk {
+					buf, gone = s.cutJoin(buf, i, k)
+				}
+				if !gone {
+					i++
+				}
 			}
 		}
 		tmp = tmp[:0]
@@ -1423,8 +1488,12 @@ func (s *chainSweep) ordered(k int) ([]flatStart, []flatEnd) {
 func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	e := buf[i]
 	y := e.to &^ srcBit
-	if int(y) >= len(s.relOf) || s.relOf[y] == 0 {
+	if int(y) >= len(s.relOf) {
 		return buf
+	}
+	g := &s.relOf[y]
+	if g.run == 0 || g.q == math.MaxUint32 || g.q > 0 && format.Time(g.q-1)<<s.relShift >= e.b-s.lo {
+		return buf // no release of y begins before e ends (relGate)
 	}
 	on := s.ons[e.lk]
 	var ref model.LockRef
@@ -1437,6 +1506,10 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		return buf
 	}
 	rs := s.releasesIn(int32(y), k, e.b)
+	g.q = math.MaxUint32
+	if len(rs) > 0 {
+		g.q = 1 + uint32(min(max(rs[0].a-s.lo, 0)>>s.relShift, math.MaxUint32-2))
+	}
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a
 		h := int(uint(j+n) >> 1)
@@ -1479,6 +1552,55 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	}
 	put(at, e.b, y)
 	return buf
+}
+
+// cutJoin cuts from join edge buf[i], of bucket k, the stretches in which
+// its joiner held the joined thread's Thread object's monitor (selfHeld,
+// chainWalk.joinHeld), kept in joinCut. The first piece left stays
+// buf[i], the others are added as splitReleased adds its pieces; with
+// none left buf[i] is taken out (gone).
+func (s *chainSweep) cutJoin(buf []sweepEdge, i, k int) (_ []sweepEdge, gone bool) {
+	e := buf[i]
+	hs := s.selfHeld[int32(e.to&^srcBit)]
+	if len(hs) == 0 {
+		return buf, false
+	}
+	first := true
+	put := func(a, b format.Time) {
+		if b <= a {
+			return
+		}
+		p := sweepEdge{a: a, b: b, from: e.from, to: e.to, lk: e.lk}
+		switch kp := s.bucketOf(a); {
+		case first:
+			buf[i], first = p, false
+		case kp == k:
+			buf = append(buf, p)
+		default:
+			s.buckets[kp].add(&p, s.base(kp), s.sp)
+		}
+	}
+	at := e.a
+	for _, h := range hs {
+		if h.holder != e.from {
+			continue
+		}
+		p, q := max(h.a, at), min(h.b, e.b)
+		if q <= p {
+			continue
+		}
+		put(at, p)
+		s.joinCut[e.from] = append(s.joinCut[e.from], heldSpan{p, q})
+		at = q
+	}
+	if at == e.a {
+		return buf, false // not held in it
+	}
+	put(at, e.b)
+	if first {
+		return slices.Delete(buf, i, i+1), true
+	}
+	return buf, false
 }
 
 // released returns node y's released node, made when new.
@@ -1967,6 +2089,8 @@ func (s *chainSweep) rootStates(roots []int32) {
 		}
 		t := s.m.ThreadAt(int(r))
 		ivs := s.m.IntervalsOf(t, &buf)
+		cuts := s.joinCut[r]
+		slices.SortFunc(cuts, func(x, y heldSpan) int { return cmp.Compare(x.a, y.a) })
 		i := 0
 		for g := range segs {
 			a, b, n := g.a, g.b, g.n
@@ -1988,8 +2112,20 @@ func (s *chainSweep) rootStates(roots []int32) {
 					continue
 				}
 				add(int(model.Runnable), n, at, p)
-				add(int(ivs[j].Shown()), n, p, q)
 				at = max(at, q)
+				st := int(ivs[j].Shown())
+				if ivs[j].State == model.Joining && !ivs[j].SelfJoin {
+					// Cut from its join: it held the joined Thread's
+					// monitor, running (cutJoin).
+					for _, h := range cuts {
+						if c, d := max(p, h.a), min(q, h.b); d > c {
+							add(st, n, p, c)
+							add(int(model.Runnable), n, c, d)
+							p = d
+						}
+					}
+				}
+				add(st, n, p, q)
 			}
 			add(int(model.Runnable), n, at, b)
 		}

@@ -941,10 +941,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
-		if len(ls.rels) == maxReleases {
-			ls.rels = append(ls.rels[:0], ls.rels[1:]...)
-		}
-		ls.rels = append(ls.rels, release{ts, ev.Time})
+		ls.released(ts, ev.Time)
 	case format.MonitorContendedEnter:
 		b.enterHeld(ts, ev, stack)
 		ls := b.lock(ev.Object, Monitor)

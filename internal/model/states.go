@@ -66,10 +66,9 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 const beforeEventsMax = 100
 
 func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
-	iv := o.iv
-	if end < iv.Start {
-		end = iv.Start
-	}
+	end = max(end, o.iv.Start)
+	iv := ts.body.ivs.slot(o.iv.Start, b.ivSlab, b.ivFree)
+	*iv = o.iv
 	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
 	o.segs++
 	if b.beforeEvents && iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= beforeEventsMax {
@@ -80,7 +79,6 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
-	ts.body.ivs.add(iv, b.ivSlab, b.ivFree)
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}

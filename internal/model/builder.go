@@ -403,8 +403,10 @@ type tbody struct {
 	agg threadAgg
 }
 
-// waits is what ts waits for (tbody.wf): nothing, for a thread retired.
-func (ts *tstate) waits() wfEdge { return ts.body.wf }
+// waits is what ts waits for (tbody.wf): nothing, for a thread retired;
+// to be read, not written (a retired thread's is restBody's). A pointer:
+// a copy of the edge, 40 bytes, was made for the one field asked.
+func (ts *tstate) waits() *wfEdge { return &ts.body.wf }
 
 // takeBody gives ts a body, recycled when one was given back: open
 // empty, no intervals after rs.ivBase, no window split; rs is what it kept

@@ -112,18 +112,18 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	}
 	th.body.wf = wfEdge{to, obj, kind, stack, at}
 	path := append(w.path[:0], th)
-	defer func() { w.path = path[:0] }()
 	for u := to; ; {
 		if u == th {
 			w.found(path, at, m)
-			return
+			break
 		}
 		if u.waits().to == nil || len(path) > w.n {
-			return
+			break
 		}
 		path = append(path, u)
 		u = u.waits().to
 	}
+	w.path = path[:0]
 }
 
 // entered ends the wait of th, blocked on obj, at at: it was named the

@@ -714,13 +714,14 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		b.untilSeal = b.sealEvery
 		b.seal()
 	}
-	if b.first || ev.Time < m.Start {
-		m.Start = ev.Time
-	}
-	if b.first || ev.Time > m.End {
+	switch {
+	case b.first:
+		m.Start, m.End, b.first = ev.Time, ev.Time, false
+	case ev.Time < m.Start:
+		m.Start = ev.Time // not after m.End either
+	case ev.Time > m.End:
 		m.End = ev.Time
 	}
-	b.first = false
 	if ev.Thread == 0 || ev.Object == 0 && ev.Kind.Has(format.FObject) && ev.Kind != format.ThreadPark && ev.Kind != format.ThreadUnparked {
 		// No identity hash is 0: 00000000 stands for "unknown".
 		b.problem(ev, "thread %v, object %v: 00000000 names no thread or object", ev.Thread, ev.Object)

@@ -122,7 +122,7 @@ func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
 		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.body.open[len(ts.body.open)-1].iv.State)
 		b.end(ts, ev.Time, endForced)
 	}
-	o := ts.body.open[i].iv
+	o := &ts.body.open[i].iv // read before end alone: no copy
 	if ev.Kind.Has(format.FObject) && o.Object != ev.Object {
 		b.problem(ev, "thread %v ends %s on %v but was %s on %v", ev.Thread, s, ev.Object, s, o.Object)
 	}

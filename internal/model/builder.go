@@ -403,8 +403,10 @@ type tbody struct {
 	agg threadAgg
 }
 
-// waits is what ts waits for (tbody.wf): nothing, for a thread retired.
-func (ts *tstate) waits() wfEdge { return ts.body.wf }
+// waits is what ts waits for (tbody.wf): nothing, for a thread retired;
+// to be read, not written (a retired thread's is restBody's). A pointer:
+// a copy of the edge, 40 bytes, was made for the one field asked.
+func (ts *tstate) waits() *wfEdge { return &ts.body.wf }
 
 // takeBody gives ts a body, recycled when one was given back: open
 // empty, no intervals after rs.ivBase, no window split; rs is what it kept
@@ -712,13 +714,14 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		b.untilSeal = b.sealEvery
 		b.seal()
 	}
-	if b.first || ev.Time < m.Start {
-		m.Start = ev.Time
-	}
-	if b.first || ev.Time > m.End {
+	switch {
+	case b.first:
+		m.Start, m.End, b.first = ev.Time, ev.Time, false
+	case ev.Time < m.Start:
+		m.Start = ev.Time // not after m.End either
+	case ev.Time > m.End:
 		m.End = ev.Time
 	}
-	b.first = false
 	if ev.Thread == 0 || ev.Object == 0 && ev.Kind.Has(format.FObject) && ev.Kind != format.ThreadPark && ev.Kind != format.ThreadUnparked {
 		// No identity hash is 0: 00000000 stands for "unknown".
 		b.problem(ev, "thread %v, object %v: 00000000 names no thread or object", ev.Thread, ev.Object)
@@ -941,10 +944,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
-		if len(ls.rels) == maxReleases {
-			ls.rels = append(ls.rels[:0], ls.rels[1:]...)
-		}
-		ls.rels = append(ls.rels, release{ts, ev.Time})
+		ls.released(ts, ev.Time)
 	case format.MonitorContendedEnter:
 		b.enterHeld(ts, ev, stack)
 		ls := b.lock(ev.Object, Monitor)

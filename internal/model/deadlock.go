@@ -92,7 +92,9 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	if e := th.waits(); e.to == to && e.obj == obj && e.kind == kind {
 		return // the same wait: a cycle through it still stands
 	}
-	w.endLate(th, at, m)
+	if w.isLate(th) {
+		w.endLate(th, at, m)
+	}
 	w.breakCycles(th, at, m)
 	if th.waits().to == nil {
 		w.n++
@@ -112,18 +114,18 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	}
 	th.body.wf = wfEdge{to, obj, kind, stack, at}
 	path := append(w.path[:0], th)
-	defer func() { w.path = path[:0] }()
 	for u := to; ; {
 		if u == th {
 			w.found(path, at, m)
-			return
+			break
 		}
 		if u.waits().to == nil || len(path) > w.n {
-			return
+			break
 		}
 		path = append(path, u)
 		u = u.waits().to
 	}
+	w.path = path[:0]
 }
 
 // entered ends the wait of th, blocked on obj, at at: it was named the
@@ -163,7 +165,9 @@ func (w *waitFor) hideWait(th *tstate, obj format.ObjectID, at, from format.Time
 
 // clear ends th's wait.
 func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
-	w.endLate(th, at, m)
+	if w.isLate(th) {
+		w.endLate(th, at, m)
+	}
 	if th.waits().to == nil {
 		return
 	}
@@ -304,11 +308,9 @@ func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.Obj
 }
 
 // endLate ends th's span of a late entry, if it is in one: its wait
-// changes at at.
+// changes at at. Its callers ask isLate first, inlined: most changes of
+// a wait are of a thread in none.
 func (w *waitFor) endLate(th *tstate, at format.Time, m *Model) {
-	if i := int(th.num / 64); i >= len(w.lateBits) || w.lateBits[i]&(1<<(th.num%64)) == 0 {
-		return
-	}
 	if i, ok := w.late[th]; ok {
 		m.lateEntries[i].To = at
 		delete(w.late, th)
@@ -319,6 +321,13 @@ func (w *waitFor) endLate(th *tstate, at format.Time, m *Model) {
 			}
 		}
 	}
+}
+
+// isLate reports whether th's bit in lateBits is set: it may be in a
+// span of a late entry (endLate).
+func (w *waitFor) isLate(th *tstate) bool {
+	i := int(th.num / 64)
+	return i < len(w.lateBits) && w.lateBits[i]&(1<<(th.num%64)) != 0
 }
 
 // lateCompactMin is how many late entries end before compactLate lets
@@ -354,6 +363,14 @@ func (w *waitFor) compactLate(m *Model) {
 
 // breakCycles forgets the active cycles through th (its wait changes).
 func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
+	// Inlined: most waits change with no cycle active nor broken.
+	if len(w.past) > 0 || len(w.active) > 0 {
+		w.breakCyclesOf(th, at, m)
+	}
+}
+
+// breakCyclesOf is breakCycles when some cycle is active or broken.
+func (w *waitFor) breakCyclesOf(th *tstate, at format.Time, m *Model) {
 	w.unbreak(th, at, m)
 	if len(w.active) == 0 {
 		return

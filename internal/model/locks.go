@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -22,9 +21,12 @@ type lstate struct {
 	nextSeq int
 	storm   []format.Time // recent notifyAll times
 	// Semaphore: the releases not yet matched to an acquire, oldest
-	// first, at most maxReleases.
-	rels []release
-	hold holdState // its hold times (hold.go)
+	// first, at most maxReleases: rels[relHead:]. The room before relHead
+	// held the oldest ones, forgotten; the array, once full, is compacted
+	// (released): the 64 kept shifted at every release were ~1 kB each.
+	rels    []release
+	relHead int
+	hold    holdState // its hold times (hold.go)
 	// ownRoom: how many owner changes the lock held when the fold last
 	// gave them up (releaseChanges), the room newOwner makes for the next
 	// ones at once (grown by doubling from none after each seal, the
@@ -39,10 +41,17 @@ type lstate struct {
 	condGen uint32
 }
 
-// release is a semaphore's release by thread by at at.
+// release is a semaphore's release by thread by at at. upto is the
+// latest time of the releases kept before it and of itself when it was
+// kept: it never decreases along lstate.rels (a release matched and
+// removed leaves the others' as they were, still at least their own
+// prefix's latest), so that endAcquiring finds by a binary search the
+// first that can have come after an acquire began, without reading the
+// older ones (a semaphore's 64 kept were ~840 instructions an acquire).
 type release struct {
-	by *tstate
-	at format.Time
+	by   *tstate
+	at   format.Time
+	upto format.Time
 }
 
 // maxReleases bounds a semaphore's unmatched releases: a release lets one
@@ -318,10 +327,23 @@ func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 	ls := o.ls
 	// The earliest release by another thread since it began: two waiting
 	// acquires let through by two releases close together are two
-	// contentions (the latest release alone made the second none).
-	for i, rel := range ls.rels {
-		if rel.by != ts && rel.at >= o.iv.Since && rel.at <= at {
-			ls.rels = append(ls.rels[:i], ls.rels[i+1:]...)
+	// contentions (the latest release alone made the second none). None
+	// before the first whose upto is at or after its start is.
+	rels := ls.rels[ls.relHead:]
+	since := o.iv.Since
+	lo, hi := 0, len(rels)
+	for lo < hi {
+		if h := int(uint(lo+hi) >> 1); rels[h].upto < since {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	for i := lo; i < len(rels); i++ {
+		if rel := rels[i]; rel.by != ts && rel.at >= since && rel.at <= at {
+			n := copy(rels[i:], rels[i+1:])
+			rels[i+n] = release{}
+			ls.rels = ls.rels[:len(ls.rels)-1]
 			b.edges.add(Edge{Kind: EdgeRelease, From: rel.by.id, To: ts.id, FromTime: rel.at, ToTime: at, Object: o.iv.Object})
 			o.iv.Other = rel.by.id
 			break
@@ -329,10 +351,36 @@ func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 	}
 }
 
+// released keeps a semaphore's release by ts at at, forgetting the
+// oldest of maxReleases kept.
+func (ls *lstate) released(ts *tstate, at format.Time) {
+	if len(ls.rels)-ls.relHead == maxReleases {
+		ls.rels[ls.relHead] = release{}
+		ls.relHead++
+	}
+	if len(ls.rels) == cap(ls.rels) && ls.relHead > 0 {
+		// Full, the oldest forgotten before relHead: the ones kept to
+		// the front, in an array of twice as many (a copy every
+		// maxReleases releases, not a shift at each).
+		dst := ls.rels
+		if cap(dst) < 2*maxReleases {
+			dst = make([]release, len(ls.rels)-ls.relHead, 2*maxReleases)
+		}
+		n := copy(dst, ls.rels[ls.relHead:])
+		clear(dst[n:len(ls.rels)])
+		ls.rels, ls.relHead = dst[:n], 0
+	}
+	upto := at
+	if n := len(ls.rels); n > ls.relHead {
+		upto = max(upto, ls.rels[n-1].upto)
+	}
+	ls.rels = append(ls.rels, release{ts, at, upto})
+}
+
 // block adds ts to the threads blocked on the monitor.
 func (ls *lstate) block(ts *tstate) {
 	ls.hold.blocks(ts.id)
-	i, found := slices.BinarySearchFunc(ls.blocked, ts.id, byThreadID)
+	i, found := ls.blockedAt(ts.id)
 	if found {
 		ls.blocked[i] = ts
 		return
@@ -342,12 +390,26 @@ func (ls *lstate) block(ts *tstate) {
 
 // unblock removes thread th from the threads blocked on the monitor.
 func (ls *lstate) unblock(th format.ThreadID) {
-	if i, found := slices.BinarySearchFunc(ls.blocked, th, byThreadID); found {
+	if i, found := ls.blockedAt(th); found {
 		ls.blocked = slices.Delete(ls.blocked, i, i+1)
 	}
 }
 
-func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.id, id) }
+// blockedAt is slices.BinarySearchFunc(ls.blocked, id, …) by thread ID,
+// written out: the generic one, its comparison called through a pointer,
+// was ~25 instructions an event.
+func (ls *lstate) blockedAt(id format.ThreadID) (int, bool) {
+	s := ls.blocked
+	lo, hi := 0, len(s)
+	for lo < hi {
+		if h := int(uint(lo+hi) >> 1); s[h].id < id {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo, lo < len(s) && s[lo].id == id
+}
 
 // newOwner makes the threads still blocked on ls wait for owner from at
 // on: their owner spans (Model.OwnerSpans) change there.
@@ -392,7 +454,7 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	// The owner first, when blocked here itself: the others' waits for it
 	// below must find its own wait ended (owns), not take it for entered
 	// late at their times (waitFor.set).
-	if i, found := slices.BinarySearchFunc(ls.blocked, owner, byThreadID); found && ls.blocked[i] == ots {
+	if i, found := ls.blockedAt(owner); found && ls.blocked[i] == ots {
 		b.owns(ots, ls, at)
 	}
 	// In order of thread ID: map order would make the wait-for graph's

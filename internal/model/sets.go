@@ -174,9 +174,16 @@ func (f *ivFree) take() []Interval {
 	return blk
 }
 
-// add appends iv; its blocks come from s when not nil (Options.Reuse),
-// else from free, the blocks given up, when one of maxIvBlock is due.
-func (l *ivList) add(iv Interval, s *slab[Interval], free *ivFree) {
+// add appends iv (slot).
+func (l *ivList) add(iv Interval, s *slab[Interval], free *ivFree) { *l.slot(iv.Start, s, free) = iv }
+
+// slot appends an interval that starts at start and returns it, for the
+// caller to fill (every field: a block taken from free holds old ones),
+// which the caller does in place: an Interval is 72 bytes, and segment's
+// copy of it handed to add, then appended, was two copies more. Its
+// blocks come from s when not nil (Options.Reuse), else from free, the
+// blocks given up, when one of maxIvBlock is due.
+func (l *ivList) slot(start format.Time, s *slab[Interval], free *ivFree) *Interval {
 	if len(l.cur) == cap(l.cur) {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
@@ -199,11 +206,12 @@ func (l *ivList) add(iv Interval, s *slab[Interval], free *ivFree) {
 			l.cur = make([]Interval, 0, n)
 		}
 	}
-	if iv.Start < l.prev {
+	if start < l.prev {
 		l.unsorted = true
 	}
-	l.prev = iv.Start
-	l.cur = append(l.cur, iv)
+	l.prev = start
+	l.cur = l.cur[:len(l.cur)+1]
+	return &l.cur[len(l.cur)-1]
 }
 
 // back calls fn with each interval from the last one backwards until fn

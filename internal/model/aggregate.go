@@ -329,7 +329,7 @@ type aggNear struct {
 }
 
 // nearAggBits: aggregator.near has 1<<nearAggBits slots.
-const nearAggBits = 12
+const nearAggBits = 10
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
@@ -802,7 +802,7 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 	t := &a.owners
 	if k := len(t.log); k == 0 || t.log[k-1].key != uint64(owner) {
 		// A record more in the log (at).
-		if t.fullAt(ownerLogMin) {
+		if t.full() {
 			a.mergeOwners()
 		}
 		if a.sp != nil {
@@ -811,18 +811,11 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 			}
 		}
 	}
-	bl := t.atMin(uint64(owner), ownerLogMin)
+	bl := t.at(uint64(owner))
 	bl.Contentions += n
 	bl.Blamed += d
 	bl.Open += open
 }
-
-// ownerLogMin is the fewest additions a lock's table of owners logs
-// before they are merged (sumTab.fullAt): more than other tables' (most
-// owners' tables are small, begun again at each spillOwners, and a merge
-// of 64 was most its sort's counts, 256 a pass). It costs no memory: the
-// logs' records count to ownerBudget as the tables' do.
-const ownerLogMin = 256
 
 // mergeOwners merges the log of a's table of owners. The records of the
 // table and its log count to ownerBudget (addBlame): those the merge sums

@@ -44,16 +44,10 @@ const sumLogMin = 64
 // log's room is a quarter of the table's (c1G: the sites' logs as half
 // the table, 15 MB of the fold's peak).
 func (t *sumTab[E, P]) at(key uint64) *E {
-	return t.atMin(key, sumLogMin)
-}
-
-// atMin is at with min the fewest additions the log holds before it is
-// merged (full).
-func (t *sumTab[E, P]) atMin(key uint64, min int) *E {
 	if n := len(t.log); n > 0 && t.log[n-1].key == key {
 		return &t.log[n-1].e
 	}
-	if t.fullAt(min) {
+	if t.full() {
 		t.merge()
 	}
 	t.log = append(t.log, sumEnt[E]{key: key})
@@ -61,11 +55,8 @@ func (t *sumTab[E, P]) atMin(key uint64, min int) *E {
 }
 
 // full reports whether the log is due to be merged.
-func (t *sumTab[E, P]) full() bool { return t.fullAt(sumLogMin) }
-
-// fullAt is full with min the fewest additions the log holds.
-func (t *sumTab[E, P]) fullAt(min int) bool {
-	return len(t.log) >= max(min, len(t.ents)/4)
+func (t *sumTab[E, P]) full() bool {
+	return len(t.log) >= max(sumLogMin, len(t.ents)/4)
 }
 
 // merge sums the log into the table, and empties it.

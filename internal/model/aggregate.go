@@ -180,12 +180,10 @@ type firstOp struct {
 }
 
 // aggFirst is a thread's first contention (block) and first wait on a
-// lock, each if it had one: the lock by its number (lockAgg.n), which
-// mergeFirsts reads of each first, not read through a pointer to the
-// lock (a miss of the cache each, for a thread of hundreds of locks).
+// lock, each if it had one.
 type aggFirst struct {
+	a               *lockAgg
 	block, wait     format.Time
-	n               int32
 	blocked, waited bool
 }
 
@@ -226,7 +224,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	}
 	idx := ag.firstIdx
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = int32(i + 1)
+		idx[st.firsts[i].a.n] = int32(i + 1)
 	}
 	if st.firsts == nil {
 		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
@@ -234,7 +232,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	for _, op := range st.flog {
 		k := idx[op.n]
 		if k == 0 {
-			st.firsts = append(st.firsts, aggFirst{n: op.n})
+			st.firsts = append(st.firsts, aggFirst{a: ag.byN[op.n]})
 			k = int32(len(st.firsts))
 			idx[op.n] = k
 		}
@@ -248,7 +246,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		}
 	}
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = 0
+		idx[st.firsts[i].a.n] = 0
 	}
 	st.flog = st.flog[:0]
 }
@@ -258,14 +256,13 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 	st.mergeFirsts(ag)
 	for i := range st.firsts {
 		f := &st.firsts[i]
-		a := ag.byN[f.n]
 		if f.blocked {
-			a.waiters = append(a.waiters, firstAt{st.id, f.block})
-			a.addedFirst()
+			f.a.waiters = append(f.a.waiters, firstAt{st.id, f.block})
+			f.a.addedFirst()
 		}
 		if f.waited {
-			a.waitedBy = append(a.waitedBy, firstAt{st.id, f.wait})
-			a.addedFirst()
+			f.a.waitedBy = append(f.a.waitedBy, firstAt{st.id, f.wait})
+			f.a.addedFirst()
 		}
 	}
 	clear(st.firsts)

@@ -73,3 +73,25 @@ func TestSortStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSortKeys checks sortKeys against slices.SortFunc on logs short
+// (insertion) and long (radix) and keys of every width, the top bits too.
+func TestSortKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 5))
+	for _, n := range []int{31, 32, 64, 200, 255, 256, 1000} {
+		for _, bits := range []uint{1, 6, 7, 13, 40, 63, 64} {
+			s := make([]sumEnt[blameAgg], n)
+			for i := range s {
+				s[i] = sumEnt[blameAgg]{key: r.Uint64() >> (64 - bits), e: blameAgg{Contentions: i}}
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(x, y sumEnt[blameAgg]) int { return cmp.Compare(x.key, y.key) })
+			sortKeys(s, make([]sumEnt[blameAgg], n))
+			for i := range s {
+				if s[i].key != want[i].key {
+					t.Fatalf("n %d, bits %d: key %d is %x, want %x", n, bits, i, s[i].key, want[i].key)
+				}
+			}
+		}
+	}
+}

@@ -1521,17 +1521,8 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	}
 	first := true
 	put := func(a, b format.Time, to uint32) {
-		if b <= a {
-			return
-		}
-		p := sweepEdge{a: a, b: b, from: e.from, to: to | e.to&srcBit, lk: e.lk}
-		switch kp := int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1)); {
-		case first:
-			buf[i], first = p, false
-		case kp == k:
-			buf = append(buf, p)
-		default:
-			s.buckets[kp].add(&p, s.base(kp), s.sp)
+		if b > a {
+			buf = s.putPiece(buf, i, k, &first, sweepEdge{a: a, b: b, from: e.from, to: to | e.to&srcBit, lk: e.lk})
 		}
 	}
 	at := e.a
@@ -1554,6 +1545,21 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	return buf
 }
 
+// putPiece places piece p of edge buf[i], of bucket k, cut by
+// splitReleased or cutJoin: the first piece (*first) in buf[i]'s place,
+// one of bucket k at buf's end, the others in their buckets.
+func (s *chainSweep) putPiece(buf []sweepEdge, i, k int, first *bool, p sweepEdge) []sweepEdge {
+	switch kp := s.bucketOf(p.a); {
+	case *first:
+		buf[i], *first = p, false
+	case kp == k:
+		buf = append(buf, p)
+	default:
+		s.buckets[kp].add(&p, s.base(kp), s.sp)
+	}
+	return buf
+}
+
 // cutJoin cuts from join edge buf[i], of bucket k, the stretches in which
 // its joiner held the joined thread's Thread object's monitor (selfHeld,
 // chainWalk.joinHeld), kept in joinCut. The first piece left stays
@@ -1567,17 +1573,8 @@ func (s *chainSweep) cutJoin(buf []sweepEdge, i, k int) (_ []sweepEdge, gone boo
 	}
 	first := true
 	put := func(a, b format.Time) {
-		if b <= a {
-			return
-		}
-		p := sweepEdge{a: a, b: b, from: e.from, to: e.to, lk: e.lk}
-		switch kp := s.bucketOf(a); {
-		case first:
-			buf[i], first = p, false
-		case kp == k:
-			buf = append(buf, p)
-		default:
-			s.buckets[kp].add(&p, s.base(kp), s.sp)
+		if b > a {
+			buf = s.putPiece(buf, i, k, &first, sweepEdge{a: a, b: b, from: e.from, to: e.to, lk: e.lk})
 		}
 	}
 	at := e.a

@@ -197,7 +197,7 @@ func endStuck(t *testing.T, a *attachee) expect {
 // could not place (the state and its end): it is counted (.info monitor_unread_at_attach: at
 // least dead-1, dead-2 and waiter of StuckBeforeAttach), and the report says so. waiter's wait
 // is then not in the recording, nor its end (napper's notifyAll, 3 s after READY); a contended
-// enter of w by waiter after a wake-up that was not napper's notify is (see below).
+// enter by waiter after it wakes (of w, or of the JDK's monitors as it ends) is (see below).
 func TestAttachWaitUnreadable(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -219,12 +219,15 @@ func TestAttachWaitUnreadable(t *testing.T) {
 					t.Errorf("event %d: %v of %v on object 00000000", i, ev.Kind, ev.Thread)
 				}
 				// Its wait and the wait's end are not written. A contended
-				// enter of w after it is another matter: a wait that returns
-				// unnotified (a spurious wake-up, which Object.wait allows)
-				// enters w again as any enter does, and HotSpot posts that
-				// enter when napper holds w (CI on 17: once, at napper's
-				// notifyAll): recorded, on w, as JFR records it.
-				if ev.Thread == waiter && (ev.Kind == format.ObjectWait || ev.Kind == format.ObjectWaited || ev.Object != format.ObjectID(e.hash(t, "w"))) {
+				// enter after it is another matter, recorded as JFR records
+				// it: a wait that returns unnotified (a spurious wake-up,
+				// which Object.wait allows) enters w again as any enter does,
+				// and HotSpot posts that enter when napper holds w (CI on 17:
+				// once, at napper's notifyAll); and waiter's end contends
+				// with napper's on the JDK's own monitors (JDK 17's
+				// ThreadGroup.threadTerminated is synchronized: fresh clone
+				// fc57, an enter and its end on another object than w).
+				if ev.Thread == waiter && (ev.Kind == format.ObjectWait || ev.Kind == format.ObjectWaited) {
 					t.Errorf("event %d: %v of waiter, whose monitor was not read at the attach", i, ev.Kind)
 				}
 			}

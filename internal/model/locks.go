@@ -33,7 +33,9 @@ type lstate struct {
 	// appends were ~1 % of orca report at 128 MB).
 	ownRoom int
 	// clock: the latest time the monitor changed hands (a contention
-	// ended, an owner named): a contention is not folded before it.
+	// ended, an owner named): a contention is not folded before it. A
+	// j.u.c. lock's: the latest end of a park in an acquire of it, which
+	// a hand-off is not noted before (handOff).
 	clock format.Time
 	// cond: a blocker's conditionOf, as of Builder.condGen condGen
 	// (blockerCondition).

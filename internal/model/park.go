@@ -75,7 +75,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		if owner != 0 && of.acqParked > 0 {
 			// Others are parked on it: the owner it names holds it now
 			// (one that barged in after a hand-off, Model.handOffs).
-			b.handOff(ev.Object, ev.Time, owner)
+			b.handOff(ls, ev.Object, ev.Time, owner)
 		}
 		if of.acqParked < math.MaxUint16 {
 			of.acqParked++ // endParked's
@@ -264,6 +264,9 @@ func (b *Builder) dropUnpark(ts *tstate) {
 func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 	others := false // other threads still parked in an acquire of its lock
 	if o.iv.Acquire {
+		if o.ls != nil {
+			o.ls.clock = max(o.ls.clock, at) // handOff
+		}
 		of := b.obj(o.iv.Object)
 		if of.acqParked > 0 && of.acqParked < math.MaxUint16 {
 			of.acqParked--
@@ -304,7 +307,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 			}
 			ts.body.acqEnd = acqEnd{obj: o.iv.Object, by: o.iv.Other, at: at}
 		} else if others {
-			b.handOff(o.iv.Object, at, th)
+			b.handOff(o.ls, o.iv.Object, at, th)
 		}
 	}
 	b.edges.add(Edge{Kind: EdgeUnpark, From: u.by, To: th, FromTime: u.at, ToTime: at, Object: o.iv.Object})
@@ -575,9 +578,17 @@ func (b *Builder) leftLocked(ls *[]LeftLocked, ots *tstate) {
 // taking it without a park of its own). Their parks wait for th from then
 // (Model.handOffs, ParkSpans). Kept in time order (a line behind another
 // thread's goes before the later ones); nothing is noted when th held it
-// already.
-func (b *Builder) handOff(obj format.ObjectID, at format.Time, th format.ThreadID) {
+// already. Not before the latest end of a park in an acquire of ls (its
+// clock; ls is nil when the parks' locks are not kept): that park's blame
+// may be summed already (aggregator.jucContention), and a line behind it
+// (two threads' lines out of order by a little) must not name another
+// owner over it: as a monitor's owner named behind its clock (owned), the
+// word holds from then (FuzzModelText's handoff-behind-park-end).
+func (b *Builder) handOff(ls *lstate, obj format.ObjectID, at format.Time, th format.ThreadID) {
 	m := b.m
+	if ls != nil {
+		at = max(at, ls.clock)
+	}
 	if m.handOffs == nil {
 		m.handOffs = map[format.ObjectID][]OwnerChange{}
 	}

@@ -288,6 +288,20 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			t.Errorf("nanos-parker: %d parks in the model, want 1", n)
 		}
 	}
+	if th := byName["intr-parker"]; th != nil {
+		n := 0
+		for _, iv := range th.Intervals {
+			if iv.State == model.Parked {
+				n++
+				if iv.Wake != model.WakeInterrupted || iv.Other != 0 {
+					t.Errorf("intr-parker: park ended %s by %v, want an interrupt", iv.Wake, iv.Other)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("intr-parker: %d parks in the model, want 1", n)
+		}
+	}
 
 	// The report: states, the blockers in the waits with their classes and unparkers.
 	rep := report.New(rec, built, report.Options{Top: 0})
@@ -322,6 +336,25 @@ func checkParking(t *testing.T, e expect, prefix string) {
 	for _, c := range []string{clsCondition, clsLatchSync, clsFuture, clsMarker} {
 		if !found[c] {
 			t.Errorf("report: no waits entry for a blocker of class %s", c)
+		}
+	}
+	// The two markers' parks ended without an unpark: nanos-parker's by its
+	// timeout, intr-parker's by main's interrupt, which the report counts.
+	for _, mk := range []struct {
+		key         string
+		interrupted int
+	}{{"marker", 0}, {"marker2", 1}} {
+		obj := format.ObjectID(e.hash(t, mk.key)).String()
+		var w *report.Wait
+		for i := range rep.Waits {
+			if o := rep.Waits[i].Object; o != nil && *o == obj {
+				w = &rep.Waits[i]
+			}
+		}
+		if w == nil {
+			t.Errorf("report: no waits entry for %s %s", mk.key, obj)
+		} else if w.Waits != 1 || w.TimedOut != 1 || w.Interrupted != mk.interrupted {
+			t.Errorf("report: %s %s: %d parks, %d ended without an unpark, %d interrupted; want 1, 1, %d", mk.key, obj, w.Waits, w.TimedOut, w.Interrupted, mk.interrupted)
 		}
 	}
 	var lockSeen, rwSeen bool

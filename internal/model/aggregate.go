@@ -526,6 +526,10 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			case WakeNever:
 				a.l.StillWaiting++
 				ws.StillWaiting++
+			case WakeInterrupted:
+				a.l.TimedOut++
+				a.l.Interrupted++
+				ws.TimedOut++
 			default:
 				a.l.TimedOut++
 				ws.TimedOut++

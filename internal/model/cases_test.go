@@ -335,8 +335,12 @@ func dumpModel(b *strings.Builder, m *Model) {
 			fmt.Fprintf(b, "  held %s\n", strings.Join(hs, ","))
 		}
 		if l.Kind == Blocker {
-			fmt.Fprintf(b, "  parks=%d parktime=%s unparked=%d timedout=%d still=%d idle=%d\n",
+			fmt.Fprintf(b, "  parks=%d parktime=%s unparked=%d timedout=%d still=%d idle=%d",
 				l.Waits, secs(l.WaitTime), l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
+			if l.Interrupted > 0 {
+				fmt.Fprintf(b, " interrupted=%d", l.Interrupted)
+			}
+			b.WriteString("\n")
 		} else if l.Waits+l.Notifies+l.NotifyAlls+l.NotifiesWokeNobody > 0 {
 			fmt.Fprintf(b, "  waits=%d waittime=%s notifies=%d notifyAlls=%d wokeNobody=%d burst=%d\n",
 				l.Waits, secs(l.WaitTime), l.Notifies, l.NotifyAlls, l.NotifiesWokeNobody, l.MaxNotifyAllBurst)

@@ -138,6 +138,7 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 		g.Notified += l.Notified
 		g.Ambiguous += l.Ambiguous
 		g.TimedOut += l.TimedOut
+		g.Interrupted += l.Interrupted
 		g.StillWaiting += l.StillWaiting
 		g.IdleWaits += l.IdleWaits
 		g.Notifies += l.Notifies

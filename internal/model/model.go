@@ -58,13 +58,19 @@ const (
 	WakeNotify                // by a notify of another thread (Interval.Other)
 	WakeNotifyAll             // by a notifyAll of another thread (Interval.Other)
 	WakeAmbiguous             // a notify woke one of several waiters; Other is the notifier
-	WakeTimeout               // no notify reached it: timed out, interrupted or spurious
+	WakeTimeout               // no notify reached it: timed out, interrupted or spurious (a park: timed out or spurious)
 	WakeNever                 // still waiting when the recording ended
 	WakeUnpark                // a park ended by another thread's unpark (Interval.Other)
-	NumWakes                  // the number of wake kinds
+	// WakeInterrupted: a park the thread's interrupt ended (the agent's
+	// ThreadUnparked says how=interrupted: the thread's interrupt flag was
+	// set when Unsafe.park returned). A wait's interrupt is WakeTimeout:
+	// JVMTI's MonitorWaited does not say (docs/agent.md, "How a wait
+	// ended").
+	WakeInterrupted
+	NumWakes // the number of wake kinds
 )
 
-var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark"}
+var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark", "interrupted"}
 
 // String returns the wake kind's name.
 func (w Wake) String() string {
@@ -514,12 +520,16 @@ type Lock struct {
 	// Object.wait on this object, or parks on this blocker: Waits =
 	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the
 	// parks another thread's unpark ended, TimedOut the others).
-	Waits        int
-	WaitTime     format.Time       // from each wait's start to its end (or the thread's end)
-	MaxWait      format.Time       // the longest of them
-	Notified     int               // ended by another thread's notify or notifyAll (Ambiguous ones included)
-	Ambiguous    int               // ended by a notify that could have woken another waiter
-	TimedOut     int               // ended with no notify: timed out, interrupted or spurious
+	Waits     int
+	WaitTime  format.Time // from each wait's start to its end (or the thread's end)
+	MaxWait   format.Time // the longest of them
+	Notified  int         // ended by another thread's notify or notifyAll (Ambiguous ones included)
+	Ambiguous int         // ended by a notify that could have woken another waiter
+	TimedOut  int         // ended with no notify: timed out, interrupted or spurious
+	// Interrupted: of TimedOut, the parks on this blocker that the
+	// thread's interrupt ended (WakeInterrupted); 0 for Object.wait, whose
+	// interrupts JVMTI does not tell.
+	Interrupted  int
 	StillWaiting int               // not ended when the recording did
 	WaitSites    []WaitSite        // most Time first
 	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait

@@ -282,7 +282,11 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return
 	}
 	o.iv.Wake = WakeTimeout
-	if ts.body.parkHow == format.ParkEndTimeout || ts.body.parkHow == format.ParkEndInterrupted {
+	switch ts.body.parkHow {
+	case format.ParkEndInterrupted:
+		o.iv.Wake = WakeInterrupted
+		return
+	case format.ParkEndTimeout:
 		return
 	}
 	th := ts.id

@@ -572,12 +572,16 @@ type WaitSite struct {
 // short-lived objects of one class waited on at one call site (Group set,
 // Object nil): model.Group.
 type Wait struct {
-	Object       *string    `json:"object"`
-	Class        *string    `json:"class"`
-	Waits        int        `json:"waits"`
-	Notified     int        `json:"notified"`
-	Ambiguous    int        `json:"ambiguous"`
-	TimedOut     int        `json:"timed_out"`
+	Object    *string `json:"object"`
+	Class     *string `json:"class"`
+	Waits     int     `json:"waits"`
+	Notified  int     `json:"notified"`
+	Ambiguous int     `json:"ambiguous"`
+	TimedOut  int     `json:"timed_out"`
+	// Interrupted: of TimedOut, the parks the thread's interrupt ended
+	// (model.Lock.Interrupted); absent when none, and for Object.wait
+	// (JVMTI does not tell a wait's interrupt).
+	Interrupted  int        `json:"interrupted,omitempty"`
 	StillWaiting int        `json:"still_waiting"`
 	WaitS        float64    `json:"wait_s"`
 	Notifies     int        `json:"notifies"`

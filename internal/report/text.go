@@ -1056,7 +1056,13 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 	case r.Sight != nil && !r.Sight.Unparkers:
 		ends = append(ends, fmt.Sprintf("%d ended (%s records neither who unparked a park nor whether it timed out)",
 			w.TimedOut, r.Sight.sourceName()))
+	case w.Interrupted == w.TimedOut:
+		ends = append(ends, fmt.Sprintf("%d ended without an unpark: %s", w.TimedOut, plural(w.Interrupted, "interrupted", "all interrupted")))
+	case w.Interrupted > 0:
+		ends = append(ends, fmt.Sprintf("%d ended without an unpark: %d interrupted, %d timed out or spurious", w.TimedOut, w.Interrupted, w.TimedOut-w.Interrupted))
 	default:
+		// No park said it was interrupted: a recording whose parks do not
+		// say how they ended (the seed's text, an import) may have had some.
 		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))
 	}
 	if w.StillWaiting > 0 {

@@ -177,6 +177,8 @@ func (v *validator) threads() {
 				switch {
 				case iv.Wake == model.WakeNone || iv.Wake >= model.NumWakes:
 					v.bad("%s: wait has no end kind", where)
+				case iv.Wake == model.WakeInterrupted || iv.Wake == model.WakeUnpark:
+					v.bad("%s: wait ended %s, a park's end", where, iv.Wake)
 				case iv.Wake == model.WakeTimeout || iv.Wake == model.WakeNever:
 					if iv.Other != 0 {
 						v.bad("%s: wait ended %s names a notifier %v", where, iv.Wake, iv.Other)
@@ -199,7 +201,7 @@ func (v *validator) threads() {
 				}
 			case model.Parked, model.Idle:
 				switch {
-				case iv.Wake != model.WakeUnpark && iv.Wake != model.WakeTimeout && iv.Wake != model.WakeNever:
+				case iv.Wake != model.WakeUnpark && iv.Wake != model.WakeTimeout && iv.Wake != model.WakeInterrupted && iv.Wake != model.WakeNever:
 					v.bad("%s: park ended %s", where, iv.Wake)
 				case (iv.Wake == model.WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
 					v.bad("%s: park ended %s names unparker %v", where, iv.Wake, iv.Other)
@@ -302,6 +304,7 @@ type groupKey struct {
 // lockAcc is what a lock's numbers should be, from the intervals.
 type lockAcc struct {
 	contentions, unknown, waits int
+	interrupted                 int // parks an interrupt ended
 	blocked, max, waitTime      format.Time
 	waitMax, unknownTime        format.Time
 	open                        int
@@ -368,6 +371,9 @@ func (v *validator) locks() {
 			}
 			a := get(lockKey{f.Object, model.Blocker})
 			a.waits++
+			if l.Wake == model.WakeInterrupted {
+				a.interrupted++
+			}
 			a.waitTime += o.extent()
 			a.waitMax = max(a.waitMax, o.extent())
 		case model.Acquiring:
@@ -508,6 +514,9 @@ func (v *validator) locks() {
 			if l.Waits != l.Notified+l.TimedOut+l.StillWaiting || l.IdleWaits > l.Waits {
 				v.bad("%s: %d parks, %d unparked, %d not, %d still parked, %d idle", name, l.Waits, l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
 			}
+			if l.Interrupted != a.interrupted || l.Interrupted > l.TimedOut {
+				v.bad("%s: %d parks interrupted of %d not unparked; the intervals say %d", name, l.Interrupted, l.TimedOut, a.interrupted)
+			}
 			if l.Contentions != 0 || l.Open != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 {
 				v.bad("%s: a blocker with lock figures", name)
 			}
@@ -560,12 +569,13 @@ func (v *validator) groups() {
 			}
 			sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting = sum.Waits+l.Waits, sum.WaitTime+l.WaitTime,
 				sum.Notified+l.Notified, sum.TimedOut+l.TimedOut, sum.StillWaiting+l.StillWaiting
+			sum.Interrupted += l.Interrupted
 			sum.MaxWait, maxWaits = max(sum.MaxWait, l.MaxWait), max(maxWaits, l.Waits)
 			for _, th := range m.WaitedByOf(l) {
 				threads[th] = true
 			}
 		}
-		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut ||
+		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut || g.Interrupted != sum.Interrupted ||
 			g.StillWaiting != sum.StillWaiting || g.MaxWait != sum.MaxWait || g.MaxWaits != maxWaits || len(m.WaitedByOf(&g.Lock)) != len(threads) || g.WaitedByCount() != len(threads) {
 			v.bad("%s: %d waits, %v, %d/%d/%d, max %v, %d at most, %d threads; its members sum to %d, %v, %d/%d/%d, max %v, %d, %d",
 				name, g.Waits, g.WaitTime, g.Notified, g.TimedOut, g.StillWaiting, g.MaxWait, g.MaxWaits, g.WaitedByCount(),

@@ -284,7 +284,8 @@ const WAKES = {
   notify: 'notify()',
   notifyAll: 'notifyAll()',
   ambiguous: 'a notify() that could have woken another waiter',
-  timeout: 'no notify: timed out, interrupted or spurious',
+  timeout: 'no notify or unpark: timed out or spurious (a wait: or interrupted)',
+  interrupted: 'an interrupt of the thread (its park returned with the interrupt flag set)',
   never: 'never: still waiting when the recording ended',
   unpark: 'unpark() by another thread',
 };

@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"cmp"
 	"debug/elf"
+	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -628,6 +631,8 @@ func walkHard(t *testing.T, j jdk, mode string) {
 		}
 	}
 	cpu, worker, stepTop, broken, deep := 0, 0, 0, 0, 0
+	otherTop := map[string]int{}        // the innermost WalkHard methods of whole samples not in step
+	jdkTop := 0                         // whole samples innermost in the JDK's code run calls
 	vmFrames, vmNamed, vmCxx := 0, 0, 0 // the VM's frames (libjvm.so), those with a name, a C++ one
 	for i, ev := range r.events {
 		if ev.Kind != format.Sample || ev.Sampled != format.SampleCPU {
@@ -678,13 +683,22 @@ func walkHard(t *testing.T, j jdk, mode string) {
 			}
 			continue
 		}
-		if java[0].Class == "LWalkHard;" && java[0].Method == "step" {
+		switch {
+		case java[0].Class == "LWalkHard;" && java[0].Method == "step":
 			stepTop++
+		case java[0].Class != "LWalkHard;":
+			// In the JDK's code run calls (ThreadMXBean's
+			// getThreadTotalCpuTime0, its loop's test): a walk that found
+			// its innermost frame, not one of step's taken for its caller's
+			// (fc59 at load 15-18: 4.6 % of the samples, a system call).
+			jdkTop++
+		default:
+			otherTop[java[0].Class+"."+java[0].Method]++
 		}
 	}
 	byASGCT, _ := strconv.Atoi(r.info[format.InfoHotSpotSamplesASGCT])
-	t.Logf("%d CPU samples (%d of WalkHard's threads, %d in step, %d not whole, %d one step too deep), %d lost to walks, %d by AsyncGetCallTrace, %s unwound, %s native only",
-		cpu, worker, stepTop, broken, deep, lost, byASGCT, r.info[format.InfoHotSpotSamplesUnwound], r.info[format.InfoHotSpotSamplesNativeOnly])
+	t.Logf("%d CPU samples (%d of WalkHard's threads, %d in step, %d in the JDK's code, %d not whole, %d one step too deep), %d lost to walks, %d by AsyncGetCallTrace, %s unwound, %s native only",
+		cpu, worker, stepTop, jdkTop, broken, deep, lost, byASGCT, r.info[format.InfoHotSpotSamplesUnwound], r.info[format.InfoHotSpotSamplesNativeOnly])
 	if broken > 0 {
 		t.Errorf("%d of WalkHard's %d CPU samples not a whole stack", broken, worker)
 	}
@@ -706,8 +720,16 @@ func walkHard(t *testing.T, j jdk, mode string) {
 	if byASGCT*100 > cpu {
 		t.Errorf(".info %s=%d of %d CPU samples: more than 1 %% left to AsyncGetCallTrace", format.InfoHotSpotSamplesASGCT, byASGCT, cpu)
 	}
-	if stepTop*10 < (worker-deep)*9 {
-		t.Errorf("%d of WalkHard's %d CPU samples have WalkHard.step innermost: fewer than 90 %%", stepTop, worker)
+	if stepTop*10 < (worker-deep-jdkTop)*9 {
+		// Which of its methods were innermost instead, the most first.
+		tops := slices.SortedFunc(maps.Keys(otherTop), func(a, b string) int { return cmp.Or(otherTop[b]-otherTop[a], strings.Compare(a, b)) })
+		if len(tops) > 5 {
+			tops = tops[:5]
+		}
+		for i, m := range tops {
+			tops[i] = fmt.Sprintf("%s %d", m, otherTop[m])
+		}
+		t.Errorf("%d of WalkHard's %d CPU samples in its own code have WalkHard.step innermost: fewer than 90 %% (innermost instead: %s)", stepTop, worker-deep-jdkTop, strings.Join(tops, ", "))
 	}
 	// The VM's frames (class loading at the start, allocations' slow paths) are named
 	// from libjvm.so's .symtab (stacks/elfsym.c), demangled by the reader.

@@ -641,18 +641,39 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	hs := ag.m.handOffs[first.Object]
 	from := first.Start
 	var now format.ThreadID // the owner at the last park's end
+	ss := ag.spans[:0]
+	add := func(sp OwnerSpan) bool {
+		ss = append(ss, sp)
+		return true
+	}
 	for i := range ps {
 		p := &ps[i]
-		parkSpans(st.id, from, p.End, p.ParkOwner(), hs, func(sp OwnerSpan) bool {
+		k := handOffAfter(hs, from)
+		ss = ss[:0]
+		parkSpansAt(st.id, k, from, p.End, p.ParkOwner(), hs, add)
+		for _, sp := range ss {
 			a.blame(sp.Owner, 0, sp.End-sp.Start)
 			if sp.Owner == 0 {
 				a.l.OwnerUnknownTime += sp.End - sp.Start
 			}
 			now = sp.Owner
-			return true
-		})
+		}
+		if st.blame != nil {
+			// The park's spans logged for the holders' pass (blameLog):
+			// ParkSpans' from its start. A re-park's blame above is from
+			// the end of the park before (the gap's too): its own are
+			// made again from its start, its first hand-off found from
+			// the gap's.
+			if from != p.Start {
+				k = handOffFrom(hs, k, p.Start)
+				ss = ss[:0]
+				parkSpansAt(st.id, k, p.Start, p.End, p.ParkOwner(), hs, add)
+			}
+			st.blame.addPark(p, ss)
+		}
 		from = p.End
 	}
+	ag.spans = ss
 	st.block(a, first.Start)
 	a.contention(ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
 	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)

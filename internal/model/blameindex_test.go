@@ -10,7 +10,8 @@ import (
 
 // walkIndex is the blameIndex the entries-only one replaced: a
 // blameReader walked with the intervals in order, each contention with
-// owner changes given the entry of its start it meets, if any.
+// owner changes and each park (logKind) given the entry of its start it
+// meets, if any and of its kind (one of the other kind is passed).
 func walkIndex(l *blameLog, ivs []Interval) []int32 {
 	var at []int32
 	var r blameReader
@@ -18,12 +19,14 @@ func walkIndex(l *blameLog, ivs []Interval) []int32 {
 	for i := range ivs {
 		iv := &ivs[i]
 		off := int32(-1)
-		if iv.State == Blocked && iv.ownTo > iv.ownFrom {
+		if k := logKind(iv); k != 0 {
 			for r.ok && r.start < iv.Start {
 				r.skip()
 			}
 			if r.ok && r.start == iv.Start {
-				off = int32(len(l.b) - len(r.b))
+				if r.park() == (k == 2) {
+					off = int32(len(l.b) - len(r.b))
+				}
 				r.skip()
 			}
 		}
@@ -33,15 +36,17 @@ func walkIndex(l *blameLog, ivs []Interval) []int32 {
 }
 
 // TestBlameIndexAsWalked checks, on random threads with many intervals
-// of one start (empty ones), contentions with owner changes not logged,
-// and entries of starts no interval has, that blameIndex gives each
-// interval the spans of the entry the walk in order gives it, and none
-// where the walk finds none. It fails with the j-th contention of a start
-// not matched to the j-th entry of that start (e.g. every one to the
-// first), or an interval without owner changes given an entry.
+// of one start (empty ones), contentions with owner changes and parks in
+// acquires not logged, and entries of starts no interval has, of either
+// kind, that blameIndex gives each interval the spans of the entry the
+// walk in order gives it, and none where the walk finds none. It fails
+// with the j-th contention or park of a start not matched to the j-th
+// entry of that start (e.g. every one to the first, or the parks not
+// counted), an interval without owner changes given an entry, or an
+// entry of the other kind read as the interval's.
 func TestBlameIndexAsWalked(t *testing.T) {
 	rng := rand.New(rand.NewSource(34))
-	matched, twins := 0, 0
+	matched, twins, parks := 0, 0, 0
 	for round := 0; round < 3000; round++ {
 		var ivs []Interval
 		var l blameLog
@@ -58,23 +63,42 @@ func TestBlameIndexAsWalked(t *testing.T) {
 				iv.ownFrom, iv.ownTo = 1, 1+uint32(rng.Intn(3))
 			}
 			if rng.Intn(3) == 0 {
+				// A park in an acquire (or, one in eight, an
+				// acquire's interval of another state: no entry).
+				iv.State, iv.Acquire = Parked, true
+				if r := rng.Intn(8); r == 0 {
+					iv.State = Runnable
+				} else if r < 3 {
+					iv.State = Idle
+				}
+				iv.Other = format.ThreadID(rng.Intn(4))
+			}
+			if rng.Intn(3) == 0 {
 				iv.End = at + format.Time(1+rng.Intn(3)) // then the next ones begin after it
 				at = iv.End
 			}
 			ivs = append(ivs, iv)
 			// Its entry, or none, or one of its start for another (an
-			// entry no interval takes, or taken by the next of the start).
-			switch rng.Intn(4) {
-			case 0:
-			case 1:
-				l.add(&iv, []OwnerSpan{{iv.Start, iv.Start + format.Time(rng.Intn(3)), iv.First}})
-			default:
-				ss := []OwnerSpan{{iv.Start, iv.Start + 1, iv.First}}
+			// entry no interval takes, or taken by the next of the
+			// start), a contention's or a park's.
+			ss := []OwnerSpan{{iv.Start, iv.Start + format.Time(rng.Intn(3)), iv.First}}
+			if rng.Intn(4) > 1 {
+				ss[0].End = iv.Start + 1
 				for k := rng.Intn(3); k > 0; k-- {
 					e := ss[len(ss)-1].End
 					ss = append(ss, OwnerSpan{e, e + format.Time(rng.Intn(4)), format.ThreadID(rng.Intn(6))})
 				}
+			}
+			switch rng.Intn(5) {
+			case 0:
+			case 1, 2:
 				l.add(&iv, ss)
+			default:
+				// A park's: its ParkOwner first, the last to its end.
+				p := iv
+				p.End = max(p.End, ss[len(ss)-1].Start)
+				ss[0].Owner, ss[len(ss)-1].End = p.ParkOwner(), p.End
+				l.addPark(&p, ss)
 			}
 		}
 		want := walkIndex(&l, ivs)
@@ -96,7 +120,15 @@ func TestBlameIndexAsWalked(t *testing.T) {
 				continue
 			}
 			r := blameReader{b: l.b[want[i]:], start: ivs[i].Start, ok: true}
-			w, _ := r.spans(&ivs[i], nil)
+			var w []OwnerSpan
+			if logKind(&ivs[i]) == 2 {
+				w, _ = r.parkSpans(&ivs[i], nil)
+			} else {
+				w, _ = r.spans(&ivs[i], nil)
+			}
+			if len(w) == 0 {
+				t.Fatalf("round %d, interval %d: no spans read from its entry", round, i)
+			}
 			if !reflect.DeepEqual(got, w) {
 				t.Fatalf("round %d, interval %d: spans %v, the walk's %v", round, i, got, w)
 			}
@@ -104,13 +136,16 @@ func TestBlameIndexAsWalked(t *testing.T) {
 				continue // counted in order
 			}
 			matched++
+			if logKind(&ivs[i]) == 2 {
+				parks++
+			}
 			if i > 0 && ivs[i-1].Start == ivs[i].Start {
 				twins++
 			}
 		}
 	}
-	if matched < 10000 || twins < 1000 {
-		t.Errorf("only %d intervals matched, %d after one of the same start", matched, twins)
+	if matched < 10000 || twins < 1000 || parks < 3000 {
+		t.Errorf("only %d intervals matched, %d after one of the same start, %d parks", matched, twins, parks)
 	}
 }
 

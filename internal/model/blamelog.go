@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 
@@ -14,19 +15,30 @@ import (
 // instead of reading the lock's owner changes back from the spill and
 // decoding each contention's (contentionChanges: ~8 % of orca report's
 // CPU on the 128 MB synthetic recording, docs/streaming.md, eleventh
-// session). Only a Blocked interval with owner changes (ownTo > ownFrom)
-// has an entry; without, its one span is made from the interval alone.
+// session); and its parks' in the acquires of java.util.concurrent locks
+// (parkLogged: ParkSpans over the lock's hand-offs, which the aggregator
+// searched for them: jucContention), so that the pass searches no
+// hand-offs again (parkCursor's 1.39 of c1G's CPU-s,
+// docs/perf/2026-12-02-park-spans.md). Only a Blocked interval with
+// owner changes (ownTo > ownFrom) and a park of an acquire have an entry;
+// another contention's one span is made from the interval alone.
 //
 // An entry, in the order the thread's intervals were fed (their order of
 // start): its interval's start, the difference from the entry before's
-// (uvarint); the number of spans after the first (uvarint); the first
-// span's length; then each later span's length and owner (uvarints; the
-// owner as ownerCode writes it). The
-// spans are contiguous from the interval's start, the first's owner the
-// interval's First: an interval whose spans are not so is not logged, nor
-// one that begins before the entry before, and its reader falls back to
-// the owner changes (blameSpans). A reader matches an entry to its
-// interval by its start, entries and intervals walked together in order.
+// (uvarint); its tag, the number of spans after the first, k, times two,
+// plus one for a park's (uvarint: its first byte's low bit tells the
+// kind). A contention's then: the first span's length; then each later
+// span's length and owner (uvarints; the owner as ownerCode writes it). A
+// park's, when it has later spans: each span's length but the last's
+// (which ends at the park's end, or its start: parkSpans), each followed
+// by the next span's owner; a park of one span (most: 78 % at c128) is
+// its start and tag alone. The spans are contiguous from the interval's
+// start, the first's owner the interval's First (a park's ParkOwner): an
+// interval whose spans are not so is not logged, nor one that begins
+// before the entry before, and its reader falls back to the owner changes
+// (blameSpans) or the hand-offs (ParkSpans). A reader matches an entry to
+// its interval by its start, entries and intervals walked together in
+// order.
 type blameLog struct {
 	b    []byte
 	last format.Time // the last entry's start
@@ -52,13 +64,44 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) {
 	var room [64]byte
 	e := room[:0]
 	e = binary.AppendUvarint(e, uint64(iv.Start-l.last))
-	e = binary.AppendUvarint(e, uint64(len(ss)-1))
+	e = binary.AppendUvarint(e, uint64(len(ss)-1)<<1)
 	e = binary.AppendUvarint(e, uint64(ss[0].End-ss[0].Start))
 	for _, s := range ss[1:] {
 		e = binary.AppendUvarint(e, uint64(s.End-s.Start))
 		e = binary.AppendUvarint(e, ownerCode(iv, s.Owner))
 	}
 	l.b = append(l.b, e...)
+	l.last = iv.Start
+}
+
+// parkLogged reports whether iv is an interval the aggregator logs the
+// blame spans of as a park's (a park in a java.util.concurrent lock's
+// acquire: aggregator.feed's, jucContention's).
+func parkLogged(iv *Interval) bool {
+	return (iv.State == Parked || iv.State == Idle) && iv.Acquire
+}
+
+// addPark logs the spans ss of iv, a park in a java.util.concurrent lock's
+// acquire (parkLogged), as ParkSpans gives them from its start (every
+// one), if they can be.
+func (l *blameLog) addPark(iv *Interval, ss []OwnerSpan) {
+	n := len(ss)
+	if n == 0 || iv.Start < l.last || ss[0].Start != iv.Start || ss[0].Owner != iv.ParkOwner() ||
+		ss[n-1].End != max(iv.End, ss[n-1].Start) {
+		return
+	}
+	for i := range ss {
+		if ss[i].End < ss[i].Start || ss[i].Owner > math.MaxUint64-3 || i > 0 && ss[i].Start != ss[i-1].End {
+			return // not contiguous, or ownerCode would wrap
+		}
+	}
+	e := binary.AppendUvarint(l.b, uint64(iv.Start-l.last))
+	e = binary.AppendUvarint(e, uint64(n-1)<<1|1)
+	for i := 1; i < n; i++ {
+		e = binary.AppendUvarint(e, uint64(ss[i-1].End-ss[i-1].Start))
+		e = binary.AppendUvarint(e, ownerCode(iv, ss[i].Owner))
+	}
+	l.b = e
 	l.last = iv.Start
 }
 
@@ -95,7 +138,7 @@ func ownerOf(iv *Interval, c uint64) format.ThreadID {
 type blameReader struct {
 	b     []byte
 	start format.Time // the next entry's start (ok)
-	ok    bool        // an entry is read: start, and b at its span count
+	ok    bool        // an entry is read: start, and b at its tag
 }
 
 func (r *blameReader) reset(l *blameLog) {
@@ -116,27 +159,36 @@ func (r *blameReader) next(prev format.Time) {
 
 // skip passes the spans of the entry read.
 func (r *blameReader) skip() {
-	k, n := binary.Uvarint(r.b)
+	t, n := binary.Uvarint(r.b)
 	r.b = r.b[n:]
-	_, n = binary.Uvarint(r.b)
-	r.b = r.b[n:]
+	k := t + 1 // a contention's uvarints: its first span's length, then 2k
+	if t&1 != 0 {
+		k = t - 1 // a park's: 2k
+	}
 	for ; k > 0; k-- {
-		_, n = binary.Uvarint(r.b)
-		r.b = r.b[n:]
 		_, n = binary.Uvarint(r.b)
 		r.b = r.b[n:]
 	}
 	r.next(r.start)
 }
 
+// park reports whether the entry read is a park's.
+func (r *blameReader) park() bool { return len(r.b) > 0 && r.b[0]&1 != 0 }
+
 // spans appends to dst the spans of iv, a Blocked interval with owner
 // changes of the thread whose log r walks (its intervals in order), and
-// reports whether its entry was found; r passes the entries before it.
+// reports whether its entry was found; r passes the entries before it,
+// and the entry of its start, if any (a park's, when it is not iv's: see
+// blameIndex).
 func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 	for r.ok && r.start < iv.Start {
 		r.skip()
 	}
 	if !r.ok || r.start != iv.Start {
+		return dst, false
+	}
+	if r.park() {
+		r.skip()
 		return dst, false
 	}
 	k, n := binary.Uvarint(r.b)
@@ -145,7 +197,7 @@ func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 	r.b = r.b[n:]
 	s := OwnerSpan{Start: iv.Start, End: iv.Start + format.Time(ln), Owner: iv.First}
 	dst = append(dst, s)
-	for ; k > 0; k-- {
+	for k >>= 1; k > 0; k-- {
 		ln, n := binary.Uvarint(r.b)
 		r.b = r.b[n:]
 		o, m := binary.Uvarint(r.b)
@@ -157,14 +209,61 @@ func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 	return dst, true
 }
 
-// blameIndex finds a holder's contentions' entries in its blameLog by the
-// interval's index (the holders' fold reads its intervals out of order).
-// It notes the entries alone, not each interval's (a walk of the whole
-// life of each holder: 0.42 of c1G's CPU-s, for the few contentions its
-// pieces visit), and finds an interval's as a blameReader walking the
-// intervals in order would: the entry of its start, the j-th of them for
-// the j-th contention with owner changes of that start (an interval with
-// none passes them by; docs/perf/2026-12-01-holders-cut.md). The entries
+// parkSpans is spans of iv, a park in a java.util.concurrent lock's
+// acquire (parkLogged): ParkSpans from its start, as the aggregator
+// logged them (addPark).
+func (r *blameReader) parkSpans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
+	for r.ok && r.start < iv.Start {
+		r.skip()
+	}
+	if !r.ok || r.start != iv.Start {
+		return dst, false
+	}
+	if !r.park() {
+		r.skip()
+		return dst, false
+	}
+	k, n := binary.Uvarint(r.b)
+	r.b = r.b[n:]
+	s := OwnerSpan{Start: iv.Start, Owner: iv.ParkOwner()}
+	for k >>= 1; k > 0; k-- {
+		ln, n := binary.Uvarint(r.b)
+		r.b = r.b[n:]
+		o, m := binary.Uvarint(r.b)
+		r.b = r.b[m:]
+		s.End = s.Start + format.Time(ln)
+		dst = append(dst, s)
+		s = OwnerSpan{Start: s.End, Owner: ownerOf(iv, o)}
+	}
+	s.End = max(iv.End, s.Start)
+	dst = append(dst, s)
+	r.next(r.start)
+	return dst, true
+}
+
+// passBy passes the entry of iv, an interval of a kind logged (a Blocked
+// one with owner changes, or parkLogged) whose spans are not read, as
+// spans or parkSpans would: the next interval of its start is not given
+// its entry.
+func (r *blameReader) passBy(iv *Interval) {
+	for r.ok && r.start < iv.Start {
+		r.skip()
+	}
+	if r.ok && r.start == iv.Start {
+		r.skip()
+	}
+}
+
+// blameIndex finds a holder's contentions' and parks' entries in its
+// blameLog by the interval's index (the holders' fold reads its intervals
+// out of order). It notes the entries alone, not each interval's (a walk
+// of the whole life of each holder: 0.42 of c1G's CPU-s, for the few
+// contentions its pieces visit), and finds an interval's as a blameReader
+// walking the intervals in order would: the entry of its start, the j-th
+// of them for the j-th interval of that start of a kind logged (logKind;
+// an interval of neither passes them by;
+// docs/perf/2026-12-01-holders-cut.md), none if that entry is of the
+// other kind. The entries
 // are noted as far as the contentions asked reach, not all at reset: the
 // holders' fold visits a few per cent of a holder's intervals, and the
 // walk of every entry of every holder was 0.25 of c1G's CPU-s.
@@ -172,10 +271,10 @@ type blameIndex struct {
 	b     []byte
 	ivs   []Interval
 	start []format.Time // each entry's start, in order, those noted
-	at    []int32       // and its offset in b (at its span count)
+	at    []int32       // and its offset in b (at its tag)
 	r     blameReader   // at the first entry not noted (r.ok: one is)
-	// last: the contention spansAt was asked of last (-1: none), the
-	// lastJ-th of its start.
+	// last: the interval spansAt was asked of last (-1: none), the
+	// lastJ-th of its start with an entry's kind.
 	last, lastJ int
 }
 
@@ -197,25 +296,41 @@ func (x *blameIndex) upTo(t format.Time) {
 	}
 }
 
+// logKind is which entries of a blameLog iv takes: 1 a contention's (a
+// Blocked interval with owner changes), 2 a park's (parkLogged), 0 none.
+func logKind(iv *Interval) int {
+	switch {
+	case iv.State == Blocked:
+		if iv.ownTo > iv.ownFrom {
+			return 1
+		}
+	case parkLogged(iv):
+		return 2
+	}
+	return 0
+}
+
 // spansAt appends to dst the spans of ivs[i] (iv), and reports whether
-// it has an entry.
+// it has an entry: a contention's or a park's (logKind), the entry a
+// blameReader walking the intervals in order would give it.
 func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
-	if iv.State != Blocked || iv.ownTo <= iv.ownFrom {
+	kind := logKind(iv)
+	if kind == 0 {
 		return dst, false
 	}
 	x.upTo(iv.Start)
 	if len(x.start) == 0 {
 		return dst, false
 	}
-	// The contentions with owner changes of its start before it: back to
-	// the last asked of the same start, whose count is known (a run of
-	// many intervals of one start is not walked again for each).
+	// The intervals with entries of its start before it: back to the
+	// last asked of the same start, whose count is known (a run of many
+	// intervals of one start is not walked again for each).
 	j, stop := 0, -1
 	if x.last >= 0 && x.last < i && x.ivs[x.last].Start == iv.Start {
 		j, stop = x.lastJ+1, x.last
 	}
 	for k := i - 1; k > stop && x.ivs[k].Start == iv.Start; k-- {
-		if x.ivs[k].State == Blocked && x.ivs[k].ownTo > x.ivs[k].ownFrom {
+		if logKind(&x.ivs[k]) != 0 {
 			j++
 		}
 	}
@@ -234,7 +349,12 @@ func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan,
 	if e >= len(x.start) || x.start[e] != iv.Start {
 		return dst, false
 	}
+	// The walk passes an entry of the other kind (spans, parkSpans):
+	// none.
 	r := blameReader{b: x.b[x.at[e]:], start: iv.Start, ok: true}
+	if kind == 2 {
+		return r.parkSpans(iv, dst)
+	}
 	return r.spans(iv, dst)
 }
 
@@ -275,3 +395,55 @@ func (l *blameLog) clip() {
 // holders' pass reads the log back (the model's tests give up every
 // entry: export_test.go).
 var blameBatch = 8 << 10
+
+// CheckBlameLogs reports the first interval whose blame spans its
+// thread's blameLog holds and are not BlameSpans' (the owner changes, or
+// the lock's hand-offs searched), read as the holders' pass reads them
+// (the intervals in order): the validator's proof that the pass, which
+// reads the logs and neither the owner changes nor the hand-offs, blames
+// as the viewer and the exports do (modeltest.Validate). Nil when every
+// entry matches, or the logs were let go (the report's pass).
+func (m *Model) CheckBlameLogs() error {
+	var buf []Interval
+	var r blameReader
+	var got []OwnerSpan
+	for _, t := range m.Threads {
+		l := t.folded().blame
+		if t.spill.has(spillBlame) && m.spill != nil {
+			b, err := m.blameBytes(t, nil)
+			if err != nil {
+				return err
+			}
+			l.b = b
+		}
+		if len(l.b) == 0 {
+			continue
+		}
+		r.reset(&l)
+		ivs := m.IntervalsOf(t, &buf)
+		for i := range ivs {
+			iv := &ivs[i]
+			ok := false
+			switch logKind(iv) {
+			case 1:
+				got, ok = r.spans(iv, got[:0])
+			case 2:
+				got, ok = r.parkSpans(iv, got[:0])
+			}
+			if !ok {
+				continue
+			}
+			n := 0
+			for sp := range m.BlameSpans(t.ID, iv) {
+				if n >= len(got) || got[n] != sp {
+					return fmt.Errorf("thread %v, interval at %d (%s on %v): logged blame spans %v, BlameSpans' differ at %d (%v)", t.ID, iv.Start, iv.State, iv.Object, got, n, sp)
+				}
+				n++
+			}
+			if n != len(got) {
+				return fmt.Errorf("thread %v, interval at %d (%s on %v): logged blame spans %v, BlameSpans gives %d", t.ID, iv.Start, iv.State, iv.Object, got, n)
+			}
+		}
+	}
+	return nil
+}

@@ -15,14 +15,19 @@ import (
 
 // TestBlameLog builds every case, and a synthetic recording shaped like a
 // busy server's, with the spill and Options.DropIntervals (orca report's
-// way) and checks that each contention with owner changes has its blame
-// spans in its thread's blameLog, the very spans BlameSpans makes from the
-// owner changes; and that what the holders did, read with the logs, is
-// what the pass gives reading every contention's owner changes back
+// way) and checks that each contention with owner changes, and each park
+// in a java.util.concurrent lock's acquire, has its blame spans in its
+// thread's blameLog, the very spans BlameSpans makes from the owner
+// changes or the lock's hand-offs (ParkSpans); and that what the holders
+// did, read with the logs, is what the pass gives reading every
+// contention's owner changes back and searching every park's hand-offs
 // (the logs dropped). It fails with a span's length or owner logged or
-// read wrong, or an entry matched to the wrong interval.
+// read wrong, or an entry matched to the wrong interval (a re-park's
+// spans logged from the end of the park before, as the aggregator blames
+// them, not from its start: the case juc-repark-handoff).
 func TestBlameLog(t *testing.T) {
 	logged, changes := 0, 0
+	parks, parksLogged, parkSpans := 0, 0, 0
 	check := func(t *testing.T, prefix string) {
 		_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
 		m := res.Model
@@ -31,6 +36,20 @@ func TestBlameLog(t *testing.T) {
 			ivs := m.IntervalsOf(th, &buf)
 			for i := range ivs {
 				iv := &ivs[i]
+				if ParkLogged(iv) {
+					parks++
+					got, ok := BlameLogged(m, th, ivs, i)
+					if !ok {
+						continue
+					}
+					parksLogged++
+					parkSpans += len(got)
+					want := slices.Collect(m.BlameSpans(th.ID, iv))
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("thread %v, park at %d: logged %v, from the hand-offs %v", th.ID, iv.Start, got, want)
+					}
+					continue
+				}
 				if !HasOwnerChanges(iv) {
 					continue
 				}
@@ -62,7 +81,11 @@ func TestBlameLog(t *testing.T) {
 	if logged == 0 || logged != changes {
 		t.Errorf("%d contentions with owner changes, %d of them logged", changes, logged)
 	}
-	t.Logf("%d contentions with owner changes logged", logged)
+	// And every park of an acquire, some with hand-offs.
+	if parks == 0 || parksLogged != parks || parkSpans == parks {
+		t.Errorf("%d parks in acquires, %d of them logged, %d spans", parks, parksLogged, parkSpans)
+	}
+	t.Logf("%d contentions with owner changes logged; %d parks, %d spans", logged, parksLogged, parkSpans)
 }
 
 // eachCaseAndSynth runs check, a subtest each, on the recording of every

@@ -254,7 +254,8 @@ func UnionSorted(ss []OwnerSpan) ([]OwnerSpan, []Part) {
 }
 
 // BlameLogged returns the blame spans t's blameLog holds for its
-// interval iv (a Blocked one with owner changes), false if it has none.
+// interval iv (a Blocked one with owner changes, or a park in an
+// acquire), false if it has none.
 func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
 	var x blameIndex
 	l := t.folded().blame
@@ -290,6 +291,10 @@ func BlameBytes(m *Model, t *Thread) []byte {
 // HasOwnerChanges reports whether iv is a contention during which its
 // monitor's owner changed (Interval.ownFrom < ownTo).
 func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo > iv.ownFrom }
+
+// ParkLogged reports whether iv is a park whose blame spans the
+// aggregator logs (a park in a java.util.concurrent lock's acquire).
+func ParkLogged(iv *Interval) bool { return parkLogged(iv) }
 
 // DropBlameLogs empties every thread's blameLog: the holders' pass then
 // reads every contention's owner changes back.

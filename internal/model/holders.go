@@ -185,7 +185,11 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			}
 			if last == nil && each == nil {
 				// A lock whose holders are not folded: its spans are
-				// not made (the blame log's reader passes them by).
+				// not made, its entry passed by (the next interval of
+				// its start is not given it).
+				if logKind(iv) != 0 {
+					br.passBy(iv)
+				}
 				continue
 			}
 			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, &pc, ivSpans[:0])
@@ -1522,14 +1526,15 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
-		if iv.State == Blocked && c.blame != nil {
-			// Its spans from the holder's blameLog, or the one span of
-			// a contention without owner changes (blameSpansLogged).
+		if (iv.State == Blocked || iv.Acquire) && c.blame != nil {
+			// Its spans from the holder's blameLog (a park's too), or
+			// the one span of a contention without owner changes
+			// (blameSpansLogged).
 			ss, ok := f.spans[:0], false
 			switch {
-			case iv.ownTo == iv.ownFrom:
+			case iv.State == Blocked && iv.ownTo == iv.ownFrom:
 				ss, ok = append(ss, OwnerSpan{iv.Start, max(iv.End, iv.Start), iv.First}), true
-			case iv.ownTo > iv.ownFrom:
+			default:
 				ss, ok = c.blame.spansAt(i, iv, ss)
 			}
 			if ok {
@@ -1683,6 +1688,11 @@ func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChang
 		all, base := m.contentionChanges(lc, iv)
 		ownerSpans(th, iv, all, base, add)
 	case iv.Acquire:
+		if parkLogged(iv) {
+			if ss, ok := r.parkSpans(iv, dst); ok {
+				return ss
+			}
+		}
 		// ParkSpans, its first hand-off found from the last park's on
 		// the lock.
 		i, hs := pc.at(m, iv)

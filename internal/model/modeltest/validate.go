@@ -1060,6 +1060,11 @@ func (v *validator) doing() {
 			}
 		}
 	}
+	// The pass read the contentions' and parks' blame spans the fold
+	// logged: they are BlameSpans'.
+	if err := v.m.CheckBlameLogs(); err != nil {
+		v.bad("%v", err)
+	}
 	for ref, d := range holders {
 		sum := d.Unknown + d.Released
 		for _, t := range d.Time {

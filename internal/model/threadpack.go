@@ -343,7 +343,7 @@ func (m *Model) dropBlame() {
 			t.fold.blame = blameLog{}
 			t.unfold()
 		}
-		t.spill.drop(spillBlame)
+		t.spill.dropIn(m.spill, spillBlame)
 	}
 }
 
@@ -404,16 +404,23 @@ func (m *Model) PackedThreads() int {
 	return n
 }
 
-// dropPacked forgets the blocks of kind k of the packed thread of index
-// i (spillRef.drop), its record packed again in place.
-func (m *Model) dropPacked(i int, k spillKind) {
+// dropPacked forgets the blocks of the kinds ks of the packed thread of
+// index i (spillRef.dropKinds, freed), its record packed again in place.
+func (m *Model) dropPacked(i int, ks ...spillKind) {
 	t := m.ThreadAt(i)
-	if !t.spill.has(k) {
+	mask := uint8(0)
+	for _, k := range ks {
+		if t.spill.has(k) {
+			mask |= 1 << k
+		}
+	}
+	if mask == 0 {
 		return
 	}
-	// Its list a copy of its own: drop writes it in place.
+	// Its list a copy of its own: drop writes it in place. The blocks
+	// dropped are read no more (dropIn).
 	t.spill.set(append([]byte(nil), t.spill.bytes()...))
-	t.spill.drop(k)
+	t.spill.dropKinds(m.spill, mask)
 	m.updateThread(i, t)
 }
 

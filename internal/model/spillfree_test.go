@@ -14,6 +14,8 @@ import (
 // until it is written out; the blocks around are read back whole. Fails
 // without the punch (the pages freed still read their bytes).
 func TestSpillFree(t *testing.T) {
+	defer func(m int64) { spillPunchMin = m }(spillPunchMin)
+	spillPunchMin = spillPage
 	s, err := openSpill(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,26 @@ func TestSpillFree(t *testing.T) {
 	s.punch()
 	if n := len(s.freed); n != 1 || s.freed[0].off+s.freed[0].len != d.off+int64(d.len) || s.freed[0].len >= spillPage {
 		t.Fatalf("pending once d is written: %v, want the last part of a page", s.freed)
+	}
+	// Fewer whole pages than spillPunchMin wait for more.
+	spillPunchMin = 4 * spillPage
+	e, _ := s.put(fill(2*spillPage+spillPage/2, 'e'))
+	if err := s.flushKeep(); err != nil {
+		t.Fatal(err)
+	}
+	s.free(e.off, int64(e.len))
+	s.punch()
+	if v := read(e); !bytes.Equal(v, fill(len(v), 'e')) {
+		t.Fatal("a run of fewer pages than spillPunchMin punched")
+	}
+	f, _ := s.put(fill(spillPage, 'f'))
+	if err := s.flushKeep(); err != nil {
+		t.Fatal(err)
+	}
+	s.free(f.off, int64(f.len))
+	s.punch()
+	if v := read(f); v[0] != 0 {
+		t.Fatal("the runs freed together, enough pages, not punched")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -386,12 +387,8 @@ type chainSweep struct {
 	lastOnIdx  uint32
 	haveLastOn bool
 
-	// flatRoom, fsRoom, feRoom: room for a bucket read back (run), its
-	// bytes and its starts and ends unpacked, kept from pass to pass;
-	// packRoom: order's, for a bucket's packed.
-	flatRoom, packRoom []byte
-	fsRoom             []flatStart
-	feRoom             []flatEnd
+	// cur2: room for a bucket read back (run), kept from pass to pass.
+	cur2 []uint64
 
 	// The forest, by node (sweepNode).
 	nd []sweepNode
@@ -963,7 +960,7 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
-		s.flat, s.flatRoom, s.fsRoom, s.feRoom, s.dirty = nil, nil, nil, nil, nil
+		s.flat, s.cur2, s.dirty = nil, nil, nil
 		s.nd, s.relNode, s.same = nil, nil, nil
 	}
 	s.rootStates(roots)
@@ -1397,8 +1394,7 @@ func (s *chainSweep) order() {
 			f := flatBucket{t0: t0, ns: int32(len(fs)), ne: int32(len(fe))}
 			ok := false
 			if s.sp != nil {
-				s.packRoom = packFlat(s.packRoom[:0], fs, fe)
-				f.flat, ok = s.sp.ScratchWrite(s.packRoom)
+				f.flat, ok = s.sp.ScratchWrite(flatBytes(fs), flatBytes(fe))
 			}
 			if !ok {
 				f.starts, f.ends = slices.Clone(fs), slices.Clone(fe)
@@ -1450,107 +1446,41 @@ func (s *chainSweep) bucketOf(a format.Time) int {
 	return int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
 }
 
-// packFlat appends a bucket's starts and ends, packed, to b: each field
-// a varint against the record before (a and b, in order, by their
-// difference modulo 2^32; from and e by theirs, zigzag), to and lk as
-// they are. As they are in memory (16 and 12 bytes) they were c1G's
-// largest block of the spill after the intervals, 750 MB written once
-// and read twice into fresh pages (docs/perf/2026-12-02-spill-pages.md).
-func packFlat(b []byte, fs []flatStart, fe []flatEnd) []byte {
-	var a uint32
-	var from int32
-	for i := range fs {
-		x := &fs[i]
-		b = binary.AppendUvarint(b, uint64(x.a-a))
-		b = binary.AppendVarint(b, int64(x.from)-int64(from))
-		to := uint64(x.to&^srcBit) << 1
-		if x.to&srcBit != 0 {
-			to |= 1
-		}
-		b = binary.AppendUvarint(b, to)
-		b = binary.AppendUvarint(b, uint64(x.lk))
-		a, from = x.a, x.from
+// flatBytes is es's memory as bytes (a flatStart or flatEnd holds no
+// pointer), to write to the spill.
+func flatBytes[E flatStart | flatEnd](es []E) []byte {
+	if len(es) == 0 {
+		return nil
 	}
-	var e int32
-	a, from = 0, 0
-	for i := range fe {
-		x := &fe[i]
-		b = binary.AppendUvarint(b, uint64(x.b-a))
-		b = binary.AppendVarint(b, int64(x.from)-int64(from))
-		b = binary.AppendVarint(b, int64(x.e)-int64(e))
-		a, from, e = x.b, x.from, x.e
-	}
-	return b
-}
-
-// unpackFlat unpacks what packFlat packed into fs and fe (their lengths
-// the counts packed); false when b holds other than that.
-func unpackFlat(b []byte, fs []flatStart, fe []flatEnd) bool {
-	p := 0
-	uv := func() uint64 {
-		if p < len(b) && b[p] < 0x80 {
-			p++
-			return uint64(b[p-1])
-		}
-		if p >= len(b) {
-			p = len(b) + 1 // fails the check at the end
-			return 0
-		}
-		v, n := binary.Uvarint(b[p:])
-		if n <= 0 {
-			p = len(b) + 1 // fails the check at the end
-			return 0
-		}
-		p += n
-		return v
-	}
-	sv := func() int64 {
-		u := uv()
-		return int64(u>>1) ^ -int64(u&1)
-	}
-	var a uint32
-	var from int32
-	for i := range fs {
-		a += uint32(uv())
-		from = int32(int64(from) + sv())
-		to := uv()
-		t := uint32(to >> 1)
-		if to&1 != 0 {
-			t |= srcBit
-		}
-		fs[i] = flatStart{a: a, from: from, to: t, lk: uint32(uv())}
-	}
-	var e int32
-	a, from = 0, 0
-	for i := range fe {
-		a += uint32(uv())
-		from = int32(int64(from) + sv())
-		e = int32(int64(e) + sv())
-		fe[i] = flatEnd{b: a, from: from, e: e}
-	}
-	return p == len(b)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(es[0])))
 }
 
 // ordered returns flat bucket k's starts and ends (order), read back
-// from the spill and unpacked into the rooms of s (grown as needed).
+// from the spill into the room of s.cur2 (grown as needed).
 func (s *chainSweep) ordered(k int) ([]flatStart, []flatEnd) {
 	l := &s.flat[k]
 	if l.flat.Len() == 0 {
 		return l.starts, l.ends
 	}
-	s.flatRoom = s.sp.ScratchRead(l.flat, s.flatRoom)
-	s.fsRoom = slices.Grow(s.fsRoom[:0], int(l.ns))[:l.ns]
-	s.feRoom = slices.Grow(s.feRoom[:0], int(l.ne))[:l.ne]
-	if !unpackFlat(s.flatRoom, s.fsRoom, s.feRoom) {
-		panic("analysis: an ordered bucket of the chains read back does not unpack")
+	const ss, es = int(unsafe.Sizeof(flatStart{})), int(unsafe.Sizeof(flatEnd{}))
+	n := l.flat.Len()
+	if n != int(l.ns)*ss+int(l.ne)*es || ss%4 != 0 || es%4 != 0 {
+		panic("analysis: an ordered bucket of the chains of another size")
+	}
+	if 8*len(s.cur2) < n {
+		s.cur2 = make([]uint64, (n+n/4)/8+1)
+	}
+	room := unsafe.Slice((*byte)(unsafe.Pointer(&s.cur2[0])), n)
+	if b := s.sp.ScratchRead(l.flat, room[:0]); len(b) != n || &b[0] != &room[0] {
+		panic("analysis: an ordered bucket of the chains read back short or elsewhere")
 	}
 	var starts []flatStart
 	if l.ns > 0 {
-		starts = s.fsRoom
+		starts = unsafe.Slice((*flatStart)(unsafe.Pointer(&room[0])), l.ns)
 	}
 	var ends []flatEnd
 	if l.ne > 0 {
-		ends = s.feRoom
+		ends = unsafe.Slice((*flatEnd)(unsafe.Pointer(&room[int(l.ns)*ss])), l.ne)
 	}
 	return starts, ends
 }

@@ -1347,12 +1347,7 @@ func (s *chainSweep) order() {
 		}
 		// The ends of the edges begun to their buckets, those in this
 		// one sorted with those of the buckets before; the unsorted
-		// blocks let go, those in the spill freed: the flat blocks
-		// written next land on their pages (c1G: 275 MB of edge blocks,
-		// 750 MB of flat ones; docs/perf/2026-12-02-spill-pages.md).
-		for _, r := range l.spilt {
-			s.sp.ScratchFree(r)
-		}
+		// blocks let go.
 		*l = edgeLog{}
 		ends = append(ends[:0], pend[k]...)
 		pend[k] = nil

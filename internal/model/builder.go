@@ -477,7 +477,7 @@ func (b *Builder) unrest(ts *tstate) *restState {
 	if len(rs) != 1 {
 		panic(&SpillError{fmt.Errorf("thread %v: %d records of its state at rest in the spill, want 1", ts.id, len(rs))})
 	}
-	b.tOf(ts).spill.dropIn(b.spill, spillRest)
+	b.tOf(ts).spill.drop(spillRest)
 	return &rs[0]
 }
 
@@ -1388,7 +1388,7 @@ func (b *Builder) revive(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Samples = smp
-	t.spill.dropIn(b.spill, spillSmp) // spilled again when it is finished again
+	t.spill.drop(spillSmp) // spilled again when it is finished again
 	if t.spill.has(spillLent) {
 		b.unspillLent(ts)
 	}
@@ -1399,14 +1399,14 @@ func (b *Builder) revive(ts *tstate) {
 	}
 	t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold
-	t.spill.dropIn(b.spill, spillWins)
+	t.spill.drop(spillWins)
 	if t.spill.has(spillSched) {
 		sched, err := spillRead(b.spill, t.spill.of(spillSched), []SchedTime(nil))
 		if err != nil {
 			panic(&SpillError{err})
 		}
 		t.Sched, t.nSched = sched, 0
-		t.spill.dropIn(b.spill, spillSched)
+		t.spill.drop(spillSched)
 	}
 	if len(t.Sched) >= 2 {
 		ts.body.win.splitting = true

@@ -55,7 +55,7 @@ func (b *Builder) Finalize() *Model {
 		if t == nil {
 			// Packed as it retired (packRetired), its events counted:
 			// its state at rest dropped from its record.
-			m.dropPacked(i, spillRest, spillLent)
+			m.dropPacked(i, spillRest)
 			dropped = true
 			continue
 		}
@@ -63,7 +63,7 @@ func (b *Builder) Finalize() *Model {
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now:
 			// its state at rest is read no more.
-			t.spill.dropKinds(b.spill, 1<<spillRest|1<<spillLent)
+			t.spill.drop(spillRest)
 			dropped = true
 			if t.fold != nil {
 				t.fold.lent = nil
@@ -80,10 +80,6 @@ func (b *Builder) Finalize() *Model {
 			b.end(ts, t.End, endOpen)
 		}
 		if b.finishThread(ts) {
-			// Its windows split, the virtual threads' cpu samples it
-			// carried that it gave up are read no more (giveLent): 106
-			// MB of c1G's spill, freed for the holders' pass's writes.
-			t.spill.dropIn(b.spill, spillLent)
 			// Its list of blocks is complete: the room appends left is
 			// a quarter of it on average, kept for every thread ever
 			// seen; so is the rounding of an allocation of its own

@@ -609,7 +609,7 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	if bk.n == 0 {
 		return
 	}
-	rd := heldReader{r: runReader{refs: bk.refs, room: hs.room, free: true}, tail: bk.b}
+	rd := heldReader{r: runReader{refs: bk.refs, room: hs.room}, tail: bk.b}
 	piece := heldPiece
 	var runs [][]ScratchRef
 	recs := roomOf(hs.recs, min(bk.n, piece))
@@ -654,7 +654,7 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	}
 	mergeRuns(hs.sp, runs, sorted, compareHeld, readHeld, func(r heldRec) {
 		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
-	}, true)
+	})
 }
 
 // roomOf returns s emptied, or a new slice of room for n when s has
@@ -1093,7 +1093,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan))
 		if k == len(mg.rooms) {
 			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
 		}
-		cs = append(cs, spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k], free: true}})
+		cs = append(cs, spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}})
 	}
 	for _, r := range l.runs {
 		c := spanCursor{block: r.block, off: r.off, run: int32(len(cs)), left: r.n}

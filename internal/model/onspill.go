@@ -116,7 +116,7 @@ func (f *doingFold) mergedOn() []HeldOn {
 			return
 		}
 		out = append(out, x)
-	}, true)
+	})
 	return out
 }
 

@@ -141,7 +141,7 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 				return
 			}
 			dst = append(dst, bl)
-		}, true)
+		})
 	a.ownerRuns = nil
 	return dst
 }

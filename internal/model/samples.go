@@ -349,8 +349,8 @@ func (b *Builder) unspillWins(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Sched, t.nSched = append(sched, t.Sched...), 0
-	t.spill.dropIn(b.spill, spillSched)
-	t.spill.dropIn(b.spill, spillWins)
+	t.spill.drop(spillSched)
+	t.spill.drop(spillWins)
 	if ts.body.smpGiven > 0 {
 		b.unspillSamples(ts)
 	}
@@ -402,7 +402,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	f.lent = append(l, f.lent...)
-	t.spill.dropIn(b.spill, spillLent)
+	t.spill.drop(spillLent)
 	ts.body.lentGiven, ts.body.lentLast = 0, 0
 }
 
@@ -419,7 +419,7 @@ func (b *Builder) unspillSamples(ts *tstate) {
 	}
 	p := len(smp)
 	t.Samples = append(smp, t.Samples...)
-	t.spill.dropIn(b.spill, spillSmp)
+	t.spill.drop(spillSmp)
 	ws.smp += p
 	for i := range ws.marks {
 		ws.marks[i].smp += p

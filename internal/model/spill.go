@@ -50,13 +50,6 @@ type spillFile struct {
 	// alloc: the bytes of the file allocated ahead (spillAllocStep), -1
 	// when the file system has no fallocate.
 	alloc int64
-	// freed: the runs of the file read for the last time (free) whose
-	// pages are not yet given back (punch): those freed since, and the
-	// parts of pages left of those before. freedNew: the bytes freed
-	// since the last punch. noPunch: the file system punches no holes.
-	freed    []spillBlock
-	freedNew int64
-	noPunch  bool
 }
 
 // spillAllocStep is how far ahead of its writes the spill's file is
@@ -187,26 +180,16 @@ func putBlock(bs []byte, end, off, n int64, k spillKind) []byte {
 // and differences), whose varints were at least as long
 // (uvarint(a+b) <= uvarint(a) + uvarint(b)), so that it never reaches
 // the next block still to read.
-func (r *spillRef) drop(k spillKind) { r.dropIn(nil, k) }
-
-// dropIn is drop, the blocks forgotten freed in s (nil: none): every
-// caller drops blocks read for the last time (read back into memory, or
-// of a kind no reader reads any more), and a list is a thread's alone.
-func (r *spillRef) dropIn(s *spillFile, k spillKind) { r.dropKinds(s, 1<<k) }
-
-// dropKinds is dropIn of the kinds of the mask (1<<k each).
-func (r *spillRef) dropKinds(s *spillFile, mask uint8) {
+func (r *spillRef) drop(k spillKind) {
 	bs := r.bytes()
 	w := 0
 	end, outEnd := int64(0), int64(0)
 	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
-		if mask&(1<<bk) == 0 {
+		if bk != k {
 			w += binary.PutUvarint(bs[w:], uint64(n)<<3|uint64(bk))
 			w += binary.PutUvarint(bs[w:], uint64(off-outEnd))
 			outEnd = off + n
-		} else if s != nil {
-			s.free(off, n)
 		}
 		end, i = off+n, j
 	}
@@ -348,92 +331,6 @@ func (s *spillFile) flush() error {
 	}
 	return s.err
 }
-
-// spillPunchStep is the bytes freed (free) that make a punch: a hole
-// punched is a system call and a change of the file's extents, a few
-// microseconds, and a batch sorted and merged gives back the pages that
-// blocks freed apart cover together (the chains' edge blocks, 4 kB each,
-// lie among others' and are freed a bucket at a time).
-const spillPunchStep = 4 << 20
-
-// spillFreedMax is the most runs free keeps of pages it could not give
-// back yet (a part of a page on either side of a run freed): ~1 MB.
-// Beyond it they are forgotten (their pages kept: a few kB each).
-const spillFreedMax = 1 << 16
-
-// free tells the spill that the bytes [off, off+n) will not be read
-// again: their blocks were read for the last time, or forgotten
-// (spillRef.drop). Their pages are given back to the system (punch), a
-// batch at a time, so that the writes after land on pages the system
-// has just had back, not on fresh ones: on this project's VMs a page of
-// memory the guest has not touched recently costs ~1.5 ns a byte at its
-// first touch (the host takes freed pages back), and the spill's 3.9 GB
-// written at c1G were 4 % of the report's samples in the kernel's copy
-// into new pages (docs/perf/2026-12-02-spill-pages.md). The offsets are
-// never written again (the file is appended to only): a read of bytes
-// freed would read zeros, so only what is dead is freed.
-func (s *spillFile) free(off, n int64) {
-	if n <= 0 || s.noPunch || s.err != nil {
-		return
-	}
-	s.freed = append(s.freed, spillBlock{off, n})
-	s.freedNew += n
-	if s.freedNew >= spillPunchStep {
-		s.punch()
-	}
-}
-
-// punch gives back the whole pages of the runs freed, merged, that are
-// written out (a run's part still in the buffer, or in no whole page,
-// is kept for later).
-func (s *spillFile) punch() {
-	s.freedNew = 0
-	if len(s.freed) == 0 {
-		return
-	}
-	slices.SortFunc(s.freed, func(a, b spillBlock) int { return cmp.Compare(a.off, b.off) })
-	written := s.off - int64(len(s.buf))
-	left := s.freed[:0]
-	keep := func(off, end int64) {
-		if end > off {
-			left = append(left, spillBlock{off, end - off})
-		}
-	}
-	for i := 0; i < len(s.freed); {
-		off, end := s.freed[i].off, s.freed[i].off+s.freed[i].len
-		for i++; i < len(s.freed) && s.freed[i].off <= end; i++ {
-			end = max(end, s.freed[i].off+s.freed[i].len)
-		}
-		lo, hi := (off+spillPage-1)/spillPage*spillPage, min(end, written)/spillPage*spillPage
-		if hi-lo < spillPunchMin {
-			keep(off, end)
-			continue
-		}
-		if unix.Fallocate(int(s.f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, lo, hi-lo) != nil {
-			s.noPunch, s.freed = true, nil // none here: the pages are kept
-			return
-		}
-		if spillStats != nil {
-			spillStats.notePunch(hi - lo)
-		}
-		keep(off, lo)
-		keep(hi, end)
-	}
-	if len(left) > spillFreedMax {
-		left = left[:0]
-	}
-	s.freed = left
-}
-
-// spillPage is the page whose whole punch gives back.
-const spillPage = 4 << 10
-
-// spillPunchMin is the fewest bytes punch gives back at once: a hole
-// punched costs ~7 us of the system's CPU at 4 kB, ~9 us at 24 kB, 43 us
-// at 256 kB (a file of 512 MB in /tmp, ext4): for a page alone, as much
-// as the fresh page it spares (~1.5 ns a byte). A run of fewer whole
-// pages waits for its neighbours (spillFreedMax).
-var spillPunchMin int64 = 64 << 10 // a var: the tests punch single pages
 
 // done flushes the file after the last add, and frees the buffer: from
 // then on it is only read. It returns the first write's error.
@@ -1124,15 +1021,6 @@ func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
 	return m.spill.put(ps...)
 }
 
-// ScratchFree tells the Model's spill that the block at r will not be
-// read again (spillFile.free: its pages are given back, for the writes
-// after). The same goroutine as ScratchWrite's.
-func (m *Model) ScratchFree(r ScratchRef) {
-	if m.spill != nil && r.len > 0 {
-		m.spill.free(r.off, int64(r.len))
-	}
-}
-
 // ScratchRead reads back the block ScratchWrite put at r into room's
 // room (grown as needed) and returns it.
 func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte { return m.spill.read(r, room) }
@@ -1280,26 +1168,15 @@ type runReader struct {
 	refs []ScratchRef // the blocks not yet read
 	room []byte
 	b    []byte // the rest of the block read last
-	// free: a block used up is freed (spillFile.free): the run is read
-	// once (the merges of the fold's and the holders' pass's runs).
-	free bool
-	cur  ScratchRef // the block b is of, when free
 }
 
 // more reads the next block once b is used up; false at the run's end.
 func (r *runReader) more(s *spillFile) bool {
 	for len(r.b) == 0 {
-		if r.free && r.cur.len > 0 {
-			s.free(r.cur.off, int64(r.cur.len))
-			r.cur = ScratchRef{}
-		}
 		if len(r.refs) == 0 {
 			return false
 		}
 		r.room = s.read(r.refs[0], r.room)
-		if r.free {
-			r.cur = r.refs[0]
-		}
 		r.b, r.refs = r.room, r.refs[1:]
 	}
 	return true
@@ -1321,10 +1198,7 @@ type runCursor[T any] struct {
 // each run is sorted in: a merge through a binary heap of the runs by
 // their next record, stable (at a tie, the earlier run's first). The locks' owners and waiters (Finalize)
 // and the holders' time on other locks (onSpill) merge their runs so.
-//
-// With free, the runs are read for the last time: each block is freed
-// (spillFile.free) once read through.
-func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T), free bool) {
+func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
 	next := func(c *runCursor[T]) bool {
 		if !c.r.more(s) {
 			return false
@@ -1338,7 +1212,7 @@ func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b 
 	}
 	h := make([]runCursor[T], 0, len(runs))
 	for i, r := range runs {
-		c := runCursor[T]{r: runReader{refs: r, free: free}, i: i}
+		c := runCursor[T]{r: runReader{refs: r}, i: i}
 		if next(&c) {
 			h = append(h, c)
 		}
@@ -1387,7 +1261,7 @@ func ScratchRun[T any](m *Model, rs []T, pack func(b []byte, r, prev *T) []byte)
 // sorted in (mergeRuns; read unpacks what pack packed). A record emit is
 // given is its own until emit returns.
 func MergeScratchRuns[T any](m *Model, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
-	mergeRuns(m.spill, runs, tab, cmp, read, emit, false)
+	mergeRuns(m.spill, runs, tab, cmp, read, emit)
 }
 
 // readBuffered reads len(p) bytes at off while the file is written (the

@@ -113,14 +113,6 @@ func (c *spillCounts) noteAdd(what string, off int64, n int) {
 	c.mu.Unlock()
 }
 
-// notePunch counts a hole of n bytes punched.
-func (c *spillCounts) notePunch(n int64) {
-	c.mu.Lock()
-	c.punched.calls++
-	c.punched.bytes += n
-	c.mu.Unlock()
-}
-
 // noteWrite counts a write of the file of n bytes.
 func (c *spillCounts) noteWrite(n int) {
 	c.mu.Lock()
@@ -203,7 +195,6 @@ func WriteSpillStats(w io.Writer) {
 	}
 	list("added", c.added)
 	fmt.Fprintf(w, "file writes: %d calls, %d bytes\n", c.writes.calls, c.writes.bytes)
-	fmt.Fprintf(w, "holes punched: %d calls, %d bytes\n", c.punched.calls, c.punched.bytes)
 	list("reads", c.reads)
 	fmt.Fprintf(w, "reads by size (log2 bytes: count):")
 	for i, n := range c.sizes {

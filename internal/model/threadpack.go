@@ -343,7 +343,7 @@ func (m *Model) dropBlame() {
 			t.fold.blame = blameLog{}
 			t.unfold()
 		}
-		t.spill.dropIn(m.spill, spillBlame)
+		t.spill.drop(spillBlame)
 	}
 }
 
@@ -404,23 +404,16 @@ func (m *Model) PackedThreads() int {
 	return n
 }
 
-// dropPacked forgets the blocks of the kinds ks of the packed thread of
-// index i (spillRef.dropKinds, freed), its record packed again in place.
-func (m *Model) dropPacked(i int, ks ...spillKind) {
+// dropPacked forgets the blocks of kind k of the packed thread of index
+// i (spillRef.drop), its record packed again in place.
+func (m *Model) dropPacked(i int, k spillKind) {
 	t := m.ThreadAt(i)
-	mask := uint8(0)
-	for _, k := range ks {
-		if t.spill.has(k) {
-			mask |= 1 << k
-		}
-	}
-	if mask == 0 {
+	if !t.spill.has(k) {
 		return
 	}
-	// Its list a copy of its own: drop writes it in place. The blocks
-	// dropped are read no more (dropIn).
+	// Its list a copy of its own: drop writes it in place.
 	t.spill.set(append([]byte(nil), t.spill.bytes()...))
-	t.spill.dropKinds(m.spill, mask)
+	t.spill.drop(k)
 	m.updateThread(i, t)
 }
 

@@ -101,7 +101,7 @@ func (a *lockAgg) firstsOf(fs []firstAt, runs [][]ScratchRef) []firstAt {
 		fs = make([]firstAt, 0, len(tab))
 		mergeRuns(a.sp, runs, tab, compareFirst, readFirst, func(f firstAt) {
 			fs = append(fs, f)
-		}, true)
+		})
 	}
 	// Each thread's earliest.
 	n := 0

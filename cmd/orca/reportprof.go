@@ -34,6 +34,9 @@ func startReportProfile() *reportProfile {
 	p := &reportProfile{heap: os.Getenv("ORCA_REPORT_HEAPPROFILE"), spill: os.Getenv("ORCA_SPILL_STATS")}
 	if p.spill != "" {
 		model.EnableSpillStats()
+		if os.Getenv("ORCA_SPILL_TRACE") != "" {
+			model.EnableSpillTrace()
+		}
 	}
 	if p.heap != "" {
 		go p.watchPeak()
@@ -96,6 +99,12 @@ func (p *reportProfile) stop() {
 		if f, err := createProfile(p.spill); err == nil {
 			model.WriteSpillStats(f)
 			f.Close()
+		}
+		if path := os.Getenv("ORCA_SPILL_TRACE"); path != "" {
+			if f, err := createProfile(path); err == nil {
+				model.WriteSpillTrace(f)
+				f.Close()
+			}
 		}
 	}
 	if p.cpu != nil {

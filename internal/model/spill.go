@@ -220,7 +220,7 @@ func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
 		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k))
 	}
 	if spillStats != nil {
-		spillStats.noteAdd(fmt.Sprint("kind ", k), len(p))
+		spillStats.noteAdd(fmt.Sprint("kind ", k), s.off, len(p))
 	}
 	s.write(p)
 }
@@ -295,7 +295,7 @@ func (s *spillFile) add(bs *[]spillBlock, p []byte) {
 		*bs = append(*bs, spillBlock{s.off, int64(len(p))})
 	}
 	if spillStats != nil {
-		spillStats.noteAdd("add < "+callerName(2), len(p))
+		spillStats.noteAdd("add < "+callerName(2), s.off, len(p))
 	}
 	s.write(p)
 }
@@ -1103,7 +1103,7 @@ func (s *spillFile) put(ps ...[]byte) (ScratchRef, bool) {
 		}
 	}
 	if spillStats != nil {
-		spillStats.noteAdd("put < "+callerName(2), n)
+		spillStats.noteAdd("put < "+callerName(2), s.off, n)
 	}
 	// s.off counts the buffer's bytes: the block is written at it.
 	r := ScratchRef{s.off, int32(n)}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -22,14 +23,69 @@ var spillStats *spillCounts
 type spillCount struct{ calls, bytes int64 }
 
 type spillCounts struct {
-	mu     sync.Mutex
-	added  map[string]*spillCount // by writer (kind)
-	reads  map[string]*spillCount // by reader (its callers)
-	writes spillCount             // the file's writes
-	sizes  [24]int64              // the reads by size, as log2
-	pages  []uint8                // reads of each 4 KiB page (255: or more)
-	again  int64                  // pages read a second time or more
-	read1  int64                  // pages read at all
+	mu      sync.Mutex
+	added   map[string]*spillCount // by writer (kind)
+	reads   map[string]*spillCount // by reader (its callers)
+	writes  spillCount             // the file's writes
+	punched spillCount             // the holes punched (spillFile.punch)
+	sizes   [24]int64              // the reads by size, as log2
+	pages   []uint8                // reads of each 4 KiB page (255: or more)
+	again   int64                  // pages read a second time or more
+	read1   int64                  // pages read at all
+	// trace: every add and read in order (ORCA_SPILL_TRACE), for the
+	// spill's liveness (docs/perf/2026-12-02-spill-pages.md); nil: off.
+	trace  []spillEvent
+	labels map[string]uint16
+	names  []string
+}
+
+// spillEvent is an add (w) or a read of the spill in the trace.
+type spillEvent struct {
+	off   int64
+	n     int32
+	label uint16
+	w     bool
+}
+
+// EnableSpillTrace makes the counters keep every add and read too.
+func EnableSpillTrace() {
+	if spillStats != nil {
+		spillStats.trace = []spillEvent{}
+		spillStats.labels = map[string]uint16{}
+	}
+}
+
+func (c *spillCounts) traceNote(what string, off int64, n int, w bool) {
+	l, ok := c.labels[what]
+	if !ok {
+		l = uint16(len(c.names))
+		c.labels[what] = l
+		c.names = append(c.names, what)
+	}
+	c.trace = append(c.trace, spillEvent{off, int32(n), l, w})
+}
+
+// WriteSpillTrace writes the trace, a line each: W or R, offset, length,
+// label.
+func WriteSpillTrace(w io.Writer) {
+	c := spillStats
+	if c == nil || c.trace == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for _, e := range c.trace {
+		op := byte('R')
+		if e.w {
+			op = 'W'
+		}
+		fmt.Fprintf(bw, "%c %d %d %d\n", op, e.off, e.n, e.label)
+	}
+	for i, n := range c.names {
+		fmt.Fprintf(bw, "L %d %s\n", i, n)
+	}
+	bw.Flush()
 }
 
 // EnableSpillStats starts counting the spill's I/O.
@@ -48,9 +104,12 @@ func (c *spillCounts) count(m map[string]*spillCount, key string, n int) {
 }
 
 // noteAdd counts n bytes added by writer what.
-func (c *spillCounts) noteAdd(what string, n int) {
+func (c *spillCounts) noteAdd(what string, off int64, n int) {
 	c.mu.Lock()
 	c.count(c.added, what, n)
+	if c.trace != nil {
+		c.traceNote(what, off, n, true)
+	}
 	c.mu.Unlock()
 }
 
@@ -80,6 +139,9 @@ func (c *spillCounts) noteRead(off int64, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.count(c.reads, key, n)
+	if c.trace != nil {
+		c.traceNote(key, off, n, false)
+	}
 	b := 0
 	for v := n; v > 1; v >>= 1 {
 		b++

@@ -274,32 +274,27 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			}
 		}
 	}
-	if th := byName["nanos-parker"]; th != nil {
+	// nanos-parker's one park timed out, intr-parker's was interrupted:
+	// neither names an unparker.
+	for _, p := range []struct {
+		name string
+		wake model.Wake
+	}{{"nanos-parker", model.WakeTimeout}, {"intr-parker", model.WakeInterrupted}} {
+		th := byName[p.name]
+		if th == nil {
+			continue
+		}
 		n := 0
 		for _, iv := range th.Intervals {
 			if iv.State == model.Parked {
 				n++
-				if iv.Wake != model.WakeTimeout || iv.Other != 0 {
-					t.Errorf("nanos-parker: park ended %s by %v, want a timeout", iv.Wake, iv.Other)
+				if iv.Wake != p.wake || iv.Other != 0 {
+					t.Errorf("%s: park ended %s by %v, want %s", p.name, iv.Wake, iv.Other, p.wake)
 				}
 			}
 		}
 		if n != 1 {
-			t.Errorf("nanos-parker: %d parks in the model, want 1", n)
-		}
-	}
-	if th := byName["intr-parker"]; th != nil {
-		n := 0
-		for _, iv := range th.Intervals {
-			if iv.State == model.Parked {
-				n++
-				if iv.Wake != model.WakeInterrupted || iv.Other != 0 {
-					t.Errorf("intr-parker: park ended %s by %v, want an interrupt", iv.Wake, iv.Other)
-				}
-			}
-		}
-		if n != 1 {
-			t.Errorf("intr-parker: %d parks in the model, want 1", n)
+			t.Errorf("%s: %d parks in the model, want 1", p.name, n)
 		}
 	}
 

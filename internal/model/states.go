@@ -71,8 +71,14 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 // kept too: it says who was waited for at that instant, or how the state
 // ended.
 // beforeEventsMax is the longest a contention the agent's Enter of a
-// thread blocked before the events were on can seem (segment).
-const beforeEventsMax = 100
+// thread blocked before the events were on can seem (segment): 1 ns
+// apart as written, 6-16 ns by HotSpot's timer, 116 ns once on a loaded
+// machine (TestAttachBlockInGap on 25, load 4-6: "1 contention, 0 us"
+// where 100 ns was the bound). A real contention is longer: its Enter's
+// time is taken before the callback's stack walk, and the shortest in a
+// Jetty recording beside JFR was 3.6 µs; only an owner-unknown contention
+// of a recording whose agent wrote such Enters is taken for one.
+const beforeEventsMax = 1000
 
 func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	end = max(end, o.iv.Start)
@@ -80,7 +86,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	*iv = o.iv
 	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
 	o.segs++
-	if b.beforeEvents && iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= beforeEventsMax {
+	if b.beforeEvents && iv.State == Blocked && iv.Other == 0 && !iv.Open && iv.Start == iv.Since && iv.Duration() <= beforeEventsMax {
 		// The agent's Enter of a thread blocked before the events were
 		// on, 1 ns before its Entered (pending.c), which HotSpot's timer
 		// puts a few ns off (its ticks turned back into ns: 6-16 ns seen

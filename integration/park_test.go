@@ -348,8 +348,9 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		}
 		if w == nil {
 			t.Errorf("report: no waits entry for %s %s", mk.key, obj)
-		} else if w.Waits != 1 || w.TimedOut != 1 || w.Interrupted != mk.interrupted {
-			t.Errorf("report: %s %s: %d parks, %d ended without an unpark, %d interrupted; want 1, 1, %d", mk.key, obj, w.Waits, w.TimedOut, w.Interrupted, mk.interrupted)
+		} else if w.Waits != 1 || w.TimedOut != 1 || w.Interrupted != mk.interrupted || w.Spurious != 0 {
+			t.Errorf("report: %s %s: %d parks, %d ended without an unpark, %d interrupted, %d spurious; want 1, 1, %d, 0",
+				mk.key, obj, w.Waits, w.TimedOut, w.Interrupted, w.Spurious, mk.interrupted)
 		}
 	}
 	var lockSeen, rwSeen bool

@@ -145,7 +145,7 @@ func IsDeadlock(m *model.Model, d model.Deadlock) bool {
 // gaveUp reports whether the cycle d, which broke, broke because one of its
 // threads stopped waiting by itself: the wait that ended at d.Resolved
 // ended by a timeout or an interrupt (a park's model.WakeTimeout or
-// WakeInterrupted; a join
+// WakeInterrupted, or WakeSpurious: no other thread let it through; a join
 // that returned while the thread it joined still ran). A monitor's contention cannot; an unparked park or a join whose
 // thread ended was let through by a thread that the cycle said could not
 // run. No such wait found: false. The cycle broke when the fold learned
@@ -168,7 +168,7 @@ func gaveUp(m *model.Model, d model.Deadlock) bool {
 			}
 			switch iv.State {
 			case model.Parked, model.Idle:
-				if iv.Wake == model.WakeTimeout || iv.Wake == model.WakeInterrupted {
+				if iv.Wake == model.WakeTimeout || iv.Wake == model.WakeInterrupted || iv.Wake == model.WakeSpurious {
 					return true
 				}
 			case model.Joining:

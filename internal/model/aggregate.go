@@ -530,6 +530,10 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				a.l.TimedOut++
 				a.l.Interrupted++
 				ws.TimedOut++
+			case WakeSpurious:
+				a.l.TimedOut++
+				a.l.Spurious++
+				ws.TimedOut++
 			default:
 				a.l.TimedOut++
 				ws.TimedOut++

@@ -340,6 +340,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 			if l.Interrupted > 0 {
 				fmt.Fprintf(b, " interrupted=%d", l.Interrupted)
 			}
+			if l.Spurious > 0 {
+				fmt.Fprintf(b, " spurious=%d", l.Spurious)
+			}
 			b.WriteString("\n")
 		} else if l.Waits+l.Notifies+l.NotifyAlls+l.NotifiesWokeNobody > 0 {
 			fmt.Fprintf(b, "  waits=%d waittime=%s notifies=%d notifyAlls=%d wokeNobody=%d burst=%d\n",

@@ -139,6 +139,7 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 		g.Ambiguous += l.Ambiguous
 		g.TimedOut += l.TimedOut
 		g.Interrupted += l.Interrupted
+		g.Spurious += l.Spurious
 		g.StillWaiting += l.StillWaiting
 		g.IdleWaits += l.IdleWaits
 		g.Notifies += l.Notifies

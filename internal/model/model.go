@@ -58,7 +58,7 @@ const (
 	WakeNotify                // by a notify of another thread (Interval.Other)
 	WakeNotifyAll             // by a notifyAll of another thread (Interval.Other)
 	WakeAmbiguous             // a notify woke one of several waiters; Other is the notifier
-	WakeTimeout               // no notify reached it: timed out, interrupted or spurious (a park: timed out or spurious)
+	WakeTimeout               // no notify reached it: timed out, interrupted or spurious (a park: timed out, or not told how it ended)
 	WakeNever                 // still waiting when the recording ended
 	WakeUnpark                // a park ended by another thread's unpark (Interval.Other)
 	// WakeInterrupted: a park the thread's interrupt ended (the agent's
@@ -67,10 +67,17 @@ const (
 	// JVMTI's MonitorWaited does not say (docs/agent.md, "How a wait
 	// ended").
 	WakeInterrupted
+	// WakeSpurious: a park that returned neither timed out nor
+	// interrupted (the agent's how=unparked) with no other thread's unpark
+	// recorded before it: a spurious wake-up, which Unsafe.park allows,
+	// the thread's own earlier unpark (a permit), or an unparker the agent
+	// did not see. A park whose recording does not say how it ended
+	// (a JFR import's) is WakeTimeout instead: it may have timed out.
+	WakeSpurious
 	NumWakes // the number of wake kinds
 )
 
-var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark", "interrupted"}
+var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark", "interrupted", "spurious"}
 
 // String returns the wake kind's name.
 func (w Wake) String() string {
@@ -529,7 +536,10 @@ type Lock struct {
 	// Interrupted: of TimedOut, the parks on this blocker that the
 	// thread's interrupt ended (WakeInterrupted); 0 for Object.wait, whose
 	// interrupts JVMTI does not tell.
-	Interrupted  int
+	Interrupted int
+	// Spurious: of TimedOut, the parks on this blocker that returned with
+	// no unpark seen, neither timed out nor interrupted (WakeSpurious).
+	Spurious     int
 	StillWaiting int               // not ended when the recording did
 	WaitSites    []WaitSite        // most Time first
 	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait

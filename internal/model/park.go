@@ -290,6 +290,12 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return
 	}
 	th := ts.id
+	if ts.body.parkHow == format.ParkEndUnparked {
+		// Returned neither timed out nor interrupted: if no other
+		// thread's unpark is found below, a spurious wake-up, its own
+		// permit, or an unparker not recorded.
+		o.iv.Wake = WakeSpurious
+	}
 	u, ok := b.unparkOf(ts)
 	if !ok || u.at > at {
 		return // spurious, or by a thread not recorded (a virtual thread's)

@@ -254,7 +254,7 @@ func (b *builder) waits() []Wait {
 // left nil.
 func (b *builder) wait(l *model.Lock) Wait {
 	w := Wait{Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
-		TimedOut: l.TimedOut, Interrupted: l.Interrupted, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
+		TimedOut: l.TimedOut, Interrupted: l.Interrupted, Spurious: l.Spurious, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
 		Notifies: l.Notifies, NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, MaxBurst: l.MaxNotifyAllBurst,
 		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}, BeforeAttach: l.WaitsBeforeAttach}
 	if l.Class != "" {

@@ -581,7 +581,11 @@ type Wait struct {
 	// Interrupted: of TimedOut, the parks the thread's interrupt ended
 	// (model.Lock.Interrupted); absent when none, and for Object.wait
 	// (JVMTI does not tell a wait's interrupt).
-	Interrupted  int        `json:"interrupted,omitempty"`
+	Interrupted int `json:"interrupted,omitempty"`
+	// Spurious: of TimedOut, the parks that returned neither timed out
+	// nor interrupted with no other thread's unpark recorded
+	// (model.Lock.Spurious); absent when none, and for Object.wait.
+	Spurious     int        `json:"spurious,omitempty"`
 	StillWaiting int        `json:"still_waiting"`
 	WaitS        float64    `json:"wait_s"`
 	Notifies     int        `json:"notifies"`

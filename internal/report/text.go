@@ -1056,14 +1056,11 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 	case r.Sight != nil && !r.Sight.Unparkers:
 		ends = append(ends, fmt.Sprintf("%d ended (%s records neither who unparked a park nor whether it timed out)",
 			w.TimedOut, r.Sight.sourceName()))
-	case w.Interrupted == w.TimedOut:
-		ends = append(ends, fmt.Sprintf("%d ended without an unpark: %s", w.TimedOut, plural(w.Interrupted, "interrupted", "all interrupted")))
-	case w.Interrupted > 0:
-		ends = append(ends, fmt.Sprintf("%d ended without an unpark: %d interrupted, %d timed out or spurious", w.TimedOut, w.Interrupted, w.TimedOut-w.Interrupted))
 	default:
-		// No park said it was interrupted: a recording whose parks do not
-		// say how they ended (the seed's text, an import) may have had some.
-		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))
+		// The recording says how each park ended (the agent's how): the
+		// rest of those no unpark ended timed out (or lost their end: a
+		// problem the report's head counts).
+		ends = append(ends, fmt.Sprintf("%d ended without an unpark: %s", w.TimedOut, parkEnds(w)))
 	}
 	if w.StillWaiting > 0 {
 		ends = append(ends, fmt.Sprintf("%d STILL PARKED at %s", w.StillWaiting, r.end()))
@@ -1367,4 +1364,29 @@ func BytesText(n int64) string {
 		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// parkEnds says how the parks of w that no unpark ended did end: "all
+// timed out", "2 timed out, 1 interrupted, 1 spurious (…)".
+func parkEnds(w Wait) string {
+	parts := []struct {
+		n    int
+		what string
+	}{
+		{w.TimedOut - w.Interrupted - w.Spurious, "timed out"},
+		{w.Interrupted, "interrupted"},
+		{w.Spurious, "spurious (returned with no unpark seen: a spurious wake-up, the thread's own permit, or an unparker not recorded)"},
+	}
+	var out []string
+	for _, p := range parts {
+		switch {
+		case p.n == w.TimedOut && w.TimedOut > 1:
+			return "all " + p.what
+		case p.n == w.TimedOut:
+			return p.what
+		case p.n > 0:
+			out = append(out, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -706,6 +706,7 @@ type groupJSON struct {
 	Notified     int            `json:"notified"`
 	TimedOut     int            `json:"timedOut"`
 	Interrupted  int            `json:"interrupted"` // of TimedOut, parks an interrupt ended (model.Lock.Interrupted)
+	Spurious     int            `json:"spurious"`    // of TimedOut, parks with no unpark seen (model.Lock.Spurious)
 	StillWaiting int            `json:"stillWaiting"`
 	Idle         int            `json:"idle"`
 	Notifies     int            `json:"notifies"`
@@ -746,7 +747,7 @@ func (s *site) groups(r *http.Request) (any, error) {
 	for _, g := range v.Groups {
 		gj := groupJSON{Kind: g.Kind.String(), Objects: len(g.Members), Threads: g.WaitedByCount(), Waits: g.Waits,
 			WaitTime: int64(g.WaitTime), MaxWait: int64(g.MaxWait), MaxWaits: g.MaxWaits, Notified: g.Notified, TimedOut: g.TimedOut,
-			Interrupted: g.Interrupted, StillWaiting: g.StillWaiting, Idle: g.IdleWaits, Notifies: g.Notifies, NotifyAlls: g.NotifyAlls, WokeNobody: g.NotifiesWokeNobody,
+			Interrupted: g.Interrupted, Spurious: g.Spurious, StillWaiting: g.StillWaiting, Idle: g.IdleWaits, Notifies: g.Notifies, NotifyAlls: g.NotifyAlls, WokeNobody: g.NotifiesWokeNobody,
 			Sites: []waitSiteJSON{}, UnparkedBy: []unparkerJSON{}, Members: []memberJSON{}}
 		if g.Class != "" {
 			gj.Class = format.JavaName(g.Class)

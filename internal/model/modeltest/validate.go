@@ -201,7 +201,7 @@ func (v *validator) threads() {
 				}
 			case model.Parked, model.Idle:
 				switch {
-				case iv.Wake != model.WakeUnpark && iv.Wake != model.WakeTimeout && iv.Wake != model.WakeInterrupted && iv.Wake != model.WakeNever:
+				case iv.Wake != model.WakeUnpark && iv.Wake != model.WakeTimeout && iv.Wake != model.WakeInterrupted && iv.Wake != model.WakeSpurious && iv.Wake != model.WakeNever:
 					v.bad("%s: park ended %s", where, iv.Wake)
 				case (iv.Wake == model.WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
 					v.bad("%s: park ended %s names unparker %v", where, iv.Wake, iv.Other)
@@ -305,6 +305,7 @@ type groupKey struct {
 type lockAcc struct {
 	contentions, unknown, waits int
 	interrupted                 int // parks an interrupt ended
+	spurious                    int // parks ended with no unpark seen (WakeSpurious)
 	blocked, max, waitTime      format.Time
 	waitMax, unknownTime        format.Time
 	open                        int
@@ -371,8 +372,11 @@ func (v *validator) locks() {
 			}
 			a := get(lockKey{f.Object, model.Blocker})
 			a.waits++
-			if l.Wake == model.WakeInterrupted {
+			switch l.Wake {
+			case model.WakeInterrupted:
 				a.interrupted++
+			case model.WakeSpurious:
+				a.spurious++
 			}
 			a.waitTime += o.extent()
 			a.waitMax = max(a.waitMax, o.extent())
@@ -517,6 +521,9 @@ func (v *validator) locks() {
 			if l.Interrupted != a.interrupted || l.Interrupted > l.TimedOut {
 				v.bad("%s: %d parks interrupted of %d not unparked; the intervals say %d", name, l.Interrupted, l.TimedOut, a.interrupted)
 			}
+			if l.Spurious != a.spurious || l.Interrupted+l.Spurious > l.TimedOut {
+				v.bad("%s: %d parks with no unpark seen, %d interrupted, of %d not unparked; the intervals say %d", name, l.Spurious, l.Interrupted, l.TimedOut, a.spurious)
+			}
 			if l.Contentions != 0 || l.Open != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 {
 				v.bad("%s: a blocker with lock figures", name)
 			}
@@ -570,12 +577,13 @@ func (v *validator) groups() {
 			sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting = sum.Waits+l.Waits, sum.WaitTime+l.WaitTime,
 				sum.Notified+l.Notified, sum.TimedOut+l.TimedOut, sum.StillWaiting+l.StillWaiting
 			sum.Interrupted += l.Interrupted
+			sum.Spurious += l.Spurious
 			sum.MaxWait, maxWaits = max(sum.MaxWait, l.MaxWait), max(maxWaits, l.Waits)
 			for _, th := range m.WaitedByOf(l) {
 				threads[th] = true
 			}
 		}
-		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut || g.Interrupted != sum.Interrupted ||
+		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut || g.Interrupted != sum.Interrupted || g.Spurious != sum.Spurious ||
 			g.StillWaiting != sum.StillWaiting || g.MaxWait != sum.MaxWait || g.MaxWaits != maxWaits || len(m.WaitedByOf(&g.Lock)) != len(threads) || g.WaitedByCount() != len(threads) {
 			v.bad("%s: %d waits, %v, %d/%d/%d, max %v, %d at most, %d threads; its members sum to %d, %v, %d/%d/%d, max %v, %d, %d",
 				name, g.Waits, g.WaitTime, g.Notified, g.TimedOut, g.StillWaiting, g.MaxWait, g.MaxWaits, g.WaitedByCount(),

@@ -187,6 +187,7 @@ export class Locks {
     if (g.notified) stats.push([park ? 'unparked' : 'notified', n(g.notified)]);
     if (g.timedOut) stats.push([park ? 'not unparked (timeout…)' : 'not notified (timeout…)', n(g.timedOut)]);
     if (g.interrupted) stats.push(['of those, interrupted', n(g.interrupted)]);
+    if (g.spurious) stats.push(['of those, no unpark seen (spurious…)', n(g.spurious)]);
     if (g.stillWaiting) stats.push([park ? 'still parked at the end' : 'still waiting at the end', n(g.stillWaiting)]);
     if (g.idle) stats.push(['of idle pool workers', n(g.idle)]);
     if (g.notifies || g.notifyAlls) stats.push(['notify / notifyAll', `${n(g.notifies)} / ${n(g.notifyAlls)}`]);

@@ -685,6 +685,12 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	if end == 0 {
 		if !last.Open {
 			a.l.NoUnpark++ // no release let it in: it gave up, or woke without an unpark
+			switch last.Wake {
+			case WakeInterrupted:
+				a.l.NoUnparkInterrupted++
+			case WakeSpurious:
+				a.l.NoUnparkSpurious++
+			}
 		}
 		end = last.First
 	}

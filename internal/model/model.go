@@ -486,6 +486,13 @@ type Lock struct {
 	// lockInterruptibly interrupted (the acquire gave up), or a wake-up
 	// without an unpark recorded. Counted on the owner when it parked.
 	NoUnpark int
+	// NoUnparkInterrupted, NoUnparkSpurious: of NoUnpark, those whose
+	// last park the thread's interrupt ended (WakeInterrupted: a
+	// lockInterruptibly that gave up) and those whose last park returned
+	// with no unpark seen (WakeSpurious); the rest timed out (a
+	// tryLock(timeout) that gave up) where the recording says how its
+	// parks ended.
+	NoUnparkInterrupted, NoUnparkSpurious int
 	// LeftLocked: the owners its parks named (a java.util.concurrent
 	// lock's exclusive owner when a thread parked to acquire it) that had
 	// ended before the park: a lock its thread never released (a

@@ -38,7 +38,7 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		l := Lock{
 			Object: ml.Object.String(), Kind: ml.Kind.String(),
 			Contentions: ml.Contentions, BlockedS: sec(ml.Blocked), MaxBlockedS: sec(ml.MaxBlocked),
-			Open: ml.Open, OpenS: sec(ml.OpenTime), OwnerUnknown: ml.OwnerUnknown, OwnerUnknownS: sec(ml.OwnerUnknownTime), NoUnpark: ml.NoUnpark, Waits: ml.Waits,
+			Open: ml.Open, OpenS: sec(ml.OpenTime), OwnerUnknown: ml.OwnerUnknown, OwnerUnknownS: sec(ml.OwnerUnknownTime), NoUnpark: ml.NoUnpark, NoUnparkInterrupted: ml.NoUnparkInterrupted, NoUnparkSpurious: ml.NoUnparkSpurious, Waits: ml.Waits,
 			Notifies: ml.Notifies, NotifyAlls: ml.NotifyAlls, Acquires: ml.Acquires, Releases: ml.Releases,
 			Sites: make([]LockSite, 0, len(ml.Sites)), HeldAt: make([][]string, 0, len(ml.HeldAt)),
 		}

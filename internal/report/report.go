@@ -394,6 +394,11 @@ type Lock struct {
 	// NoUnpark: of a juc lock's contentions, those whose last park no
 	// release's unpark ended (model.Lock.NoUnpark); absent when none.
 	NoUnpark int `json:"no_unpark,omitempty"`
+	// NoUnparkInterrupted, NoUnparkSpurious: of NoUnpark, those an
+	// interrupt ended and those that woke with no unpark seen
+	// (model.Lock's); absent when none.
+	NoUnparkInterrupted int `json:"no_unpark_interrupted,omitempty"`
+	NoUnparkSpurious    int `json:"no_unpark_spurious,omitempty"`
 	// LeftLocked: the owners a juc lock's parks named that had ended
 	// before the park: a lock its thread never released (model.Lock.LeftLocked);
 	// absent when none.

@@ -664,8 +664,7 @@ func (r *Report) contentionSection(t *textWriter) {
 			more = append(more, fmt.Sprintf("owner unknown for %s (%s)", count(l.OwnerUnknown, "contention", "contentions"), dur(l.OwnerUnknownS)))
 		}
 		if l.NoUnpark > 0 {
-			more = append(more, fmt.Sprintf("%s ended by no release's unpark (a tryLock's timeout, an interrupt: the acquire gave up; or a wake-up without one)",
-				count(l.NoUnpark, "contention", "contentions")))
+			more = append(more, fmt.Sprintf("%s ended by no release's unpark (%s)", count(l.NoUnpark, "contention", "contentions"), r.noUnpark(&l)))
 		}
 		if l.BeforeEvents > 0 && l.BeforeEvents < l.Contentions+l.Open {
 			more = append(more, beforeEvents(l.Contentions, l.BeforeEvents))
@@ -1389,4 +1388,39 @@ func parkEnds(w Wait) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// noUnpark says how a juc lock's contentions that no release's unpark
+// ended did end, as their last parks said: "2 a tryLock's timeout, 1
+// interrupted: the acquire gave up". A recording that does not say how its
+// parks ended gets the three ways it could have.
+func (r *Report) noUnpark(l *Lock) string {
+	if r.Sight != nil && !r.Sight.Unparkers {
+		return "a tryLock's timeout, an interrupt: the acquire gave up; or a wake-up without one"
+	}
+	var parts []string
+	timedOut := l.NoUnpark - l.NoUnparkInterrupted - l.NoUnparkSpurious
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{timedOut, "a tryLock's timeout"}, {l.NoUnparkInterrupted, "interrupted"}} {
+		switch {
+		case p.n == l.NoUnpark:
+			parts = append(parts, p.what)
+		case p.n > 0:
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if s != "" {
+		s += ": the acquire gave up"
+	}
+	switch {
+	case l.NoUnparkSpurious == 0:
+	case l.NoUnparkSpurious == l.NoUnpark:
+		s = "a wake-up with no unpark seen"
+	default:
+		s += fmt.Sprintf("; %d a wake-up with no unpark seen", l.NoUnparkSpurious)
+	}
+	return s
 }

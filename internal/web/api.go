@@ -617,6 +617,11 @@ type lockJSON struct {
 	// ended (model.Lock.NoUnpark: a tryLock's timeout, an interrupt), as
 	// the report's no_unpark.
 	NoUnpark int `json:"noUnpark,omitempty"`
+	// NoUnparkInterrupted, NoUnparkSpurious: of NoUnpark, those an
+	// interrupt ended and those that woke with no unpark seen (the
+	// report's no_unpark_interrupted, no_unpark_spurious).
+	NoUnparkInterrupted int `json:"noUnparkInterrupted,omitempty"`
+	NoUnparkSpurious    int `json:"noUnparkSpurious,omitempty"`
 	// LeftLocked: of a juc lock, the owners its parks named that had
 	// ended before the park: a lock its thread never released
 	// (model.Lock.LeftLocked, the report's left_locked); absent when none.
@@ -649,7 +654,7 @@ func (s *site) lockJSON(l *model.Lock) lockJSON {
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
 		Contended: l.Contended(), Waiters: l.WaiterCount(), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
-		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases, NoUnpark: l.NoUnpark,
+		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases, NoUnpark: l.NoUnpark, NoUnparkInterrupted: l.NoUnparkInterrupted, NoUnparkSpurious: l.NoUnparkSpurious,
 	}
 	if l.OwnerCount() > 0 {
 		out.TopOwner = s.d.threadIndex(s.d.m.OwnersOf(l)[0].Thread)

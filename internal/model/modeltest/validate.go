@@ -508,6 +508,9 @@ func (v *validator) locks() {
 				v.bad("%s: %d contentions (%d open) for %v, %d owner unknown; its parks: %d for %v", name, l.Contentions, l.Open,
 					l.Blocked+l.OpenTime, l.OwnerUnknown, a.acquires, a.waitTime)
 			}
+			if l.NoUnpark > l.Contentions || l.NoUnparkInterrupted+l.NoUnparkSpurious > l.NoUnpark {
+				v.bad("%s: %d contentions, %d ended by no unpark, %d of them interrupted, %d spurious", name, l.Contentions, l.NoUnpark, l.NoUnparkInterrupted, l.NoUnparkSpurious)
+			}
 			if l.Waits != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a j.u.c. lock with wait or semaphore figures", name)
 			}

@@ -227,6 +227,8 @@ export class Locks {
     if (d.ownerUnknown) stats.push(['owner unknown', n(d.ownerUnknown)]);
     // As the report says them: no release let them in (a tryLock's timeout, an interrupt).
     if (d.noUnpark) stats.push(["ended by no release's unpark (tryLock timeout, interrupt)", n(d.noUnpark)]);
+    if (d.noUnparkInterrupted) stats.push(['of those, interrupted', n(d.noUnparkInterrupted)]);
+    if (d.noUnparkSpurious) stats.push(['of those, no unpark seen (spurious…)', n(d.noUnparkSpurious)]);
     // As the report says them: begun before the events (an attach's gap), their length not recorded.
     if (d.beforeEvents) stats.push(['begun before the events (length not recorded)', n(d.beforeEvents)]);
     if (d.beforeAttach) stats.push(['blocked since before the attach (at least as long)', n(d.beforeAttach)]);

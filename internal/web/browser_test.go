@@ -112,13 +112,28 @@ func newBrowser(t testing.TB, width, height int) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
-		t.Fatalf("starting chromium: %v", err)
+	// Chromium itself sometimes exits before it listens when the machine
+	// is loaded ("chrome failed to start", seen at load 13-16 on 2 cores:
+	// a browser test of any kind, the viewer not yet asked anything): a
+	// start is tried three times, each in a fresh profile, and each failure
+	// said.
+	var err error
+	for try := 1; try <= 3; try++ {
+		if try > 1 {
+			t.Logf("starting chromium (try %d of 3) after: %v", try, err)
+			opts = append(opts, chromedp.UserDataDir(t.TempDir()))
+		}
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.WSURLReadTimeout(60*time.Second))...)
+		ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}))
+		if err = chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err == nil {
+			t.Cleanup(func() { cancel(); cancelAlloc() })
+			return ctx
+		}
+		cancel()
+		cancelAlloc()
 	}
-	return ctx
+	t.Fatalf("starting chromium (3 tries): %v", err)
+	return nil
 }
 
 // within runs an action with a deadline (the browser's context has none:

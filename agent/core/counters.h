@@ -15,6 +15,7 @@ enum orca_counter {
   CNT_DROPPED_AT_EXIT,      // taken from the rings, not written by the end of the exit budget
   CNT_DROPPED_AFTER_CUT,    // not written after a failed write cut the recording
   CNT_WRITTEN_EARLY,        // written before a deferred record's cutoff (carry budget)
+  CNT_WRITTEN_LATE,         // event lines written after a later one of an earlier flush
   CNT_WRITES,               // the writer's flushes that wrote records
   CNT_OWNER_UNKNOWN,        // contended enters whose owner the VM no longer knew
   CNT_OWNER_RELEASED,       // of those: _owner empty (released just before)

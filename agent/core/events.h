@@ -272,6 +272,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_DROPPED_AT_EXIT "dropped_at_exit"
 #define ORCA_INFO_DROPPED_AFTER_CUT "dropped_after_cut"
 #define ORCA_INFO_WRITTEN_EARLY "written_early"
+#define ORCA_INFO_WRITTEN_LATE "written_late"
 #define ORCA_INFO_WRITES "writes"
 #define ORCA_INFO_WRITE_ERRORS "write_errors"
 #define ORCA_INFO_WRITE_ERROR "write_error"

@@ -54,6 +54,14 @@ static int carry_cur;
 // samples' slots (flush_batch: the samples still in them are later).
 static size_t carry_events[2];
 static int64_t carry_first[2], samples_since;
+// written_max: the latest time of an event line written (samples and
+// ThreadCPU lines apart: docs/format.md lets them come out of order). A
+// line of an earlier time written in a later flush was put into its buffer
+// after the writer had written past it (its time taken, then its thread
+// kept from its put for longer than IN_FLIGHT_NS): counted written_late,
+// as the file is then out of order there (an unpark after the park it
+// ended, as ActiveMQ's on 17 at load 14 before its record was put first).
+static int64_t written_max;
 
 const char *writer_open(void) {
   // From the start: a JVM may make more than one recording (an attach
@@ -65,6 +73,7 @@ const char *writer_open(void) {
   carry_first[0] = carry_first[1] = INT64_MAX;
   samples_since = clock_now();
   carry_cur = 0;
+  written_max = INT64_MIN;
   memset(&enc, 0, sizeof enc);
   atomic_store(&stopping, 0);
   const char *err = sink_open(opt.compact ? COMPACT_HEADER : NULL, opt.compact ? COMPACT_HEADER_LEN : 0);
@@ -437,8 +446,14 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   // cut: the sink's, read again after each write (only a write cuts).
   size_t a = 0, n = 0, i = 0;
   int cut = sink_cut();
+  int64_t before = written_max;
+  long late = 0;
   for (; i < s && !cut; i++) {
     const orca_rec *r = items[i].r;
+    if (r->kind != ORCA_EV_SAMPLE && r->kind != ORCA_EV_THREAD_C_P_U) {
+      late += r->ts < before;
+      if (r->ts > written_max) written_max = r->ts;
+    }
     if (i - a == CHUNK_ITEMS || n + line_max(r) > OUT_CHUNK) {
       write_chunk(a, i, n);
       cut = sink_cut();
@@ -463,6 +478,7 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
     ends[i - a] = n;
   }
   if (i == s || cut) write_chunk(a, i, n);
+  if (late) counter_add(CNT_WRITTEN_LATE, late);
   // Past the exit deadline, or cut: the rest is counted, not written.
   for (; i < s; i++) lose(items[i].r, cut ? LOST_AFTER_CUT : LOST_AT_EXIT);
   // The encoder's state may refer to the records encoded: copied before

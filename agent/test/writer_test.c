@@ -157,6 +157,19 @@ void test_writer(const char *dir) {
               (long long)want_ts[i], want_th[i]);
     }
   CHECK(!bad, "%d of %d lines of the large batch out of place", bad, ALL);
+  // Every line so far came in time order (the one written early came
+  // before its flush's cutoff, not behind a written line).
+  CHECK(counter_get(CNT_WRITTEN_LATE) == 0, "written_late=%ld after lines in order, want 0", counter_get(CNT_WRITTEN_LATE));
+  // A line put after the writer wrote later ones (its thread kept from
+  // its put past the hold-back): written, behind them, and counted.
+  put_ev(2, 15000, 999);
+  flush_events(INT64_MAX);
+  static int64_t late_ts[17 + ALL];
+  static uint32_t late_th[17 + ALL];
+  n = file_ts(late_ts, late_th, 17 + ALL);
+  CHECK(n == 17 + ALL && late_ts[n - 1] == 15000 && counter_get(CNT_WRITTEN_LATE) == 1,
+        "a line behind written ones: %d lines (want %d), last at %lld, written_late=%ld (want 1)", n, 17 + ALL,
+        (long long)late_ts[n - 1], counter_get(CNT_WRITTEN_LATE));
 }
 
 // ---- the two encodings ----

@@ -65,6 +65,7 @@ const (
 	InfoDroppedAtExit   = "dropped_at_exit"
 	InfoDroppedAfter    = "dropped_after_cut"
 	InfoWrittenEarly    = "written_early"
+	InfoWrittenLate     = "written_late" // event lines written after a later event line of an earlier flush: put more than the writer's hold-back after their time (docs/agent.md, "Buffers and the writer")
 	InfoWrites          = "writes"       // the writer's flushes that wrote records (a batch of samples alone waits up to 1 s: docs/agent.md, "Buffers and the writer")
 	InfoWriteErrors     = "write_errors" // failed writes
 	InfoWriteError      = "write_error"  // the first failed write: "FILE: error"
@@ -332,7 +333,7 @@ var InfoKeys = []string{
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoUnreadAtAttach, InfoAttachTimes, InfoStopped, InfoStoppedBy,
-	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly, InfoWrites,
+	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly, InfoWrittenLate, InfoWrites,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull, InfoOwnerUnlocking,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,

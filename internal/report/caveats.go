@@ -210,6 +210,10 @@ func (r *Report) tailEntries() []headEntry {
 		es = add(es, flagged, "%s", w)
 	}
 	es = r.lostEntry(es)
+	if r.WrittenLate > 0 {
+		es = add(es, caveat, "%s written out of time order, behind later ones (the agent's thread kept from its buffer past the writer's hold-back: a loaded machine); there an end may have been read before its cause (an unpark after the park it ended)",
+			count(int(r.WrittenLate), "event line", "event lines"))
+	}
 	if r.OwnerUnknown > 0 {
 		why := unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown)
 		if r.partial() && len(r.OwnerUnknownWhy) > 0 {

@@ -202,6 +202,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.DroppedEvents = infoInt(format.InfoDroppedTotal)
 	r.DroppedAtExit = infoInt(format.InfoDroppedAtExit)
+	r.WrittenLate, _ = rec.Info.Int(format.InfoWrittenLate)
 	r.UnattributedEvents = infoInt(format.InfoUnattributed)
 	r.VirtualThreads = infoInt(format.InfoVirtualThreads)
 	r.Unattributed = rec.Info.Counters(format.InfoUnattributedOf)

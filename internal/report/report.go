@@ -114,6 +114,10 @@ type Report struct {
 	Attached      *Attached `json:"attached,omitempty"`
 	DroppedEvents *int64    `json:"dropped_events"`
 	DroppedAtExit *int64    `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
+	// WrittenLate: .info written_late, event lines the agent wrote behind
+	// later ones (put after the writer had written past their time); 0
+	// when none or not said.
+	WrittenLate int64 `json:"written_late,omitempty"`
 	// Cut is set when the agent could not write the recording whole.
 	Cut *Cut `json:"cut"`
 	// Events of virtual threads the agent could not attribute to a

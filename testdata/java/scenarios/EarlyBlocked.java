@@ -13,6 +13,10 @@ public class EarlyBlocked {
     static final int EARLY = 4, WARM = 100, AFTER = 20;
     static final Object a = new Object(), b = new Object();
     static final long[] enterNs = new long[EARLY];
+    // timed[k]: early thread k took its t0, so a BLOCKED state after it is on a: one seen
+    // before it was on something else (a thread blocked 1.8 ms before its t0 on JDK 25 at
+    // load, and its enter then took less than main's hold).
+    static final java.util.concurrent.atomic.AtomicIntegerArray timed = new java.util.concurrent.atomic.AtomicIntegerArray(EARLY);
     static final AtomicInteger passed = new AtomicInteger();
     static volatile int go;
 
@@ -50,11 +54,15 @@ public class EarlyBlocked {
                 final int k = i;
                 early[i] = new Thread(() -> {
                     long t0 = System.nanoTime();
+                    timed.set(k, 1);
                     synchronized (a) { enterNs[k] = System.nanoTime() - t0; }
                 }, "orca-early-" + i);
                 early[i].start();
             }
-            for (Thread t : early) awaitBlocked(t);
+            for (int i = 0; i < EARLY; i++) {
+                while (timed.get(i) == 0) LockSupport.parkNanos(50_000);
+                awaitBlocked(early[i]);
+            }
             long t0 = System.nanoTime();
             // The agent's walker turns contention monitoring on at start; wait for it so the
             // contentions on b are timed and the timer comes to be trusted.

@@ -1368,26 +1368,10 @@ func BytesText(n int64) string {
 // parkEnds says how the parks of w that no unpark ended did end: "all
 // timed out", "2 timed out, 1 interrupted, 1 spurious (…)".
 func parkEnds(w Wait) string {
-	parts := []struct {
-		n    int
-		what string
-	}{
-		{w.TimedOut - w.Interrupted - w.Spurious, "timed out"},
-		{w.Interrupted, "interrupted"},
-		{w.Spurious, "spurious (returned with no unpark seen: a spurious wake-up, the thread's own permit, or an unparker not recorded)"},
-	}
-	var out []string
-	for _, p := range parts {
-		switch {
-		case p.n == w.TimedOut && w.TimedOut > 1:
-			return "all " + p.what
-		case p.n == w.TimedOut:
-			return p.what
-		case p.n > 0:
-			out = append(out, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	return strings.Join(out, ", ")
+	return shares(w.TimedOut, "all ",
+		part{w.TimedOut - w.Interrupted - w.Spurious, "timed out"},
+		part{w.Interrupted, "interrupted"},
+		part{w.Spurious, "spurious (returned with no unpark seen: a spurious wake-up, the thread's own permit, or an unparker not recorded)"})
 }
 
 // noUnpark says how a juc lock's contentions that no release's unpark
@@ -1398,29 +1382,43 @@ func (r *Report) noUnpark(l *Lock) string {
 	if r.Sight != nil && !r.Sight.Unparkers {
 		return "a tryLock's timeout, an interrupt: the acquire gave up; or a wake-up without one"
 	}
-	var parts []string
-	timedOut := l.NoUnpark - l.NoUnparkInterrupted - l.NoUnparkSpurious
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{timedOut, "a tryLock's timeout"}, {l.NoUnparkInterrupted, "interrupted"}} {
-		switch {
-		case p.n == l.NoUnpark:
-			parts = append(parts, p.what)
-		case p.n > 0:
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	s := strings.Join(parts, ", ")
-	if s != "" {
+	gaveUp := l.NoUnpark - l.NoUnparkSpurious
+	s := shares(l.NoUnpark, "",
+		part{gaveUp - l.NoUnparkInterrupted, "a tryLock's timeout"},
+		part{l.NoUnparkInterrupted, "interrupted"})
+	if gaveUp > 0 {
 		s += ": the acquire gave up"
 	}
 	switch {
 	case l.NoUnparkSpurious == 0:
-	case l.NoUnparkSpurious == l.NoUnpark:
+	case gaveUp == 0:
 		s = "a wake-up with no unpark seen"
 	default:
 		s += fmt.Sprintf("; %d a wake-up with no unpark seen", l.NoUnparkSpurious)
 	}
 	return s
+}
+
+// A part is a part of a count, said by shares.
+type part struct {
+	n    int
+	what string
+}
+
+// shares says the non-empty parts of total: "2 timed out, 1 interrupted",
+// or, when one part is all of it, its words alone, after all when total is
+// more than one ("all timed out").
+func shares(total int, all string, ps ...part) string {
+	var out []string
+	for _, p := range ps {
+		switch {
+		case p.n == total && total > 1:
+			return all + p.what
+		case p.n == total:
+			return p.what
+		case p.n > 0:
+			out = append(out, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(out, ", ")
 }

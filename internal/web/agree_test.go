@@ -110,6 +110,10 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("%s %s: in the report, not in the viewer", l.Kind, l.Object)
 			continue
 		}
+		if v.NoUnparkInterrupted != l.NoUnparkInterrupted || v.NoUnparkSpurious != l.NoUnparkSpurious {
+			t.Errorf("%s %s: viewer %d no unpark interrupted, %d spurious; report %d, %d", l.Kind, l.Object,
+				v.NoUnparkInterrupted, v.NoUnparkSpurious, l.NoUnparkInterrupted, l.NoUnparkSpurious)
+		}
 		if v.Call != l.Call || v.BeforeEvents != l.BeforeEvents || v.BeforeAttach != l.BeforeAttach {
 			t.Errorf("%s %s: viewer call %q, %d begun before the events, %d before the attach; report %q, %d, %d", l.Kind, l.Object,
 				v.Call, v.BeforeEvents, v.BeforeAttach, l.Call, l.BeforeEvents, l.BeforeAttach)
@@ -152,7 +156,7 @@ func agree(t *testing.T, r *recording, thread string) {
 			v := groups[*l.Group]
 			if v.Kind != kind || v.Objects != g.Objects || v.Threads != g.Threads || v.Waits != w.Waits || v.WaitTime != ns(w.WaitS) ||
 				v.MaxWait != ns(g.MaxWaitS) || v.MaxWaits != g.MaxWaits || v.Notified != w.Notified || v.TimedOut != w.TimedOut ||
-				v.StillWaiting != w.StillWaiting || v.Notifies != w.Notifies || len(v.Sites) != len(w.Sites) || len(v.UnparkedBy) != len(w.UnparkedBy) {
+				v.Interrupted != w.Interrupted || v.Spurious != w.Spurious || v.StillWaiting != w.StillWaiting || v.Notifies != w.Notifies || len(v.Sites) != len(w.Sites) || len(v.UnparkedBy) != len(w.UnparkedBy) {
 				t.Errorf("a group of %s: viewer %+v; report %+v, %+v", kind, v, w, *g)
 			}
 			for i, o := range g.Top {

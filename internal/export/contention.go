@@ -8,7 +8,7 @@ import (
 // contention is one contention of a thread, as the report counts and
 // blames it (model's aggregator): a contended monitor enter (one Blocked
 // interval), or an acquire of a java.util.concurrent lock (its consecutive
-// parks, Interval.Acquire, at most model.ReparkGap apart: one contention).
+// parks, model.Reparked: one contention).
 type contention struct {
 	first *model.Interval // its first interval: where it blocked, and on what
 	open  bool            // the recording ended in it
@@ -56,7 +56,7 @@ func contentionAt(m *model.Model, t *model.Thread, ivs []model.Interval, i int, 
 		from, last, end := iv.Start, iv, i
 		for j := i; j < len(ivs); j++ {
 			p := &ivs[j]
-			if j > i && !reparked(last, p) {
+			if j > i && !m.Reparked(last, p) {
 				break
 			}
 			m.ParkSpans(t.ID, from, p, func(sp model.OwnerSpan) bool {
@@ -79,11 +79,4 @@ func contentionAt(m *model.Model, t *model.Thread, ivs []model.Interval, i int, 
 		return end, true
 	}
 	return i, false
-}
-
-// reparked reports whether p, the interval after last, is a park of the same
-// java.util.concurrent acquire: a park in the acquire of the same lock at
-// most model.ReparkGap after last ended.
-func reparked(last, p *model.Interval) bool {
-	return p.State == model.Parked && p.Acquire && p.Object == last.Object && p.Start-last.End <= model.ReparkGap
 }

@@ -285,6 +285,22 @@ type firstAt struct {
 // contended again is two contentions (it cannot be told apart below this).
 const ReparkGap = format.Time(50_000) // 50 µs
 
+// Reparked reports whether p, the interval after last among a thread's,
+// is a park of the same java.util.concurrent acquire as last: a park in
+// the acquire of the same lock at most ReparkGap after last ended, last
+// not timed out. A park the agent says timed out ends its acquire however
+// soon the next begins: it says so only once the time asked for is past,
+// and an acquire asks for what is left to its deadline, so it took the
+// lock or gave up (GiveUp.java's tryLock(50 ms) three times in a loop:
+// the next park 68–160 µs after a timeout, the third try's the shortest;
+// once two tries were one contention). A recording
+// that does not say how parks ended (a JFR import) has each "timed out":
+// the gap alone decides there.
+func (m *Model) Reparked(last, p *Interval) bool {
+	return p.State == Parked && p.Acquire && p.Object == last.Object && p.Start-last.End <= ReparkGap &&
+		(last.Wake != WakeTimeout || m.parkEndsUnknown)
+}
+
 // lockAgg accumulates one lock.
 type lockAgg struct {
 	l   Lock
@@ -400,8 +416,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 	for i := range ivs {
 		iv := &ivs[i]
 		if len(st.juc) > 0 {
-			if last := &st.juc[len(st.juc)-1]; !(iv.State == Parked && iv.Acquire && iv.Object == last.Object &&
-				st.jucPrev && iv.Start-last.End <= ReparkGap) {
+			if last := &st.juc[len(st.juc)-1]; !st.jucPrev || !m.Reparked(last, iv) {
 				ag.jucContention(st)
 			}
 		}

@@ -216,6 +216,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.m.StackMarked = opt.StackMark != nil
 	b.m.Unfinished = rec.Info.Incomplete()
 	b.m.Attached = rec.Info[format.InfoAttached] == "true"
+	b.m.parkEndsUnknown = rec.Info[format.InfoParkEnds] == "unknown"
 	if n, _ := rec.Info.Int(format.InfoOwnerBefore); n > 0 {
 		b.beforeEvents = true
 	}

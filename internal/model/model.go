@@ -1030,6 +1030,9 @@ type Model struct {
 	// the states they were in begin at Start, but began at or before it,
 	// when is not known (BeforeStart).
 	Attached bool
+	// parkEndsUnknown: the recording does not say how parks ended (.info
+	// park_ends=unknown: a JFR import), each is WakeTimeout (Reparked).
+	parkEndsUnknown bool
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string

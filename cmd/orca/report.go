@@ -144,7 +144,7 @@ func runReport(u ui, args []string) error {
 	// The JDK threads' test reads each thread's intervals' stacks alone:
 	// marked as the fold goes (analysis.JDKStackMark).
 	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == "", SpillOwners: spill && *thread == "",
-		PackThreads: spill && *thread == "", EndGraphOnly: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+		PackThreads: spill && *thread == "", SpansFromLogs: spill && *thread == "", EndGraphOnly: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

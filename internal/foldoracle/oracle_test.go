@@ -37,7 +37,7 @@ import (
 func oracleBuilds(t *testing.T, rec *reader.Recording) []model.Options {
 	return []model.Options{
 		{},
-		{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true, SpillOwners: true, PackThreads: true,
+		{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true, SpillOwners: true, PackThreads: true, SpansFromLogs: true,
 			EndGraphOnly: true, StackMark: analysis.JDKStackMark(rec.FrameName)},
 	}
 }

@@ -116,6 +116,9 @@ type aggregator struct {
 	early   bool
 	befores []before
 	spans   []OwnerSpan // a contention's, as ownerSpans gives them (feed)
+	// ownNeed: a contention fed whose spans a reader makes again from the
+	// lock's owner changes notes them (Lock.ownNeed; Options.SpansFromLogs).
+	ownNeed bool
 	// ownerSpill: the spill the locks' owners go to (Options.SpillOwners);
 	// ownerEntries: the entries of their tables in memory.
 	ownerSpill   *spillFile
@@ -437,8 +440,13 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 					a.l.OwnerUnknownTime += sp.End - sp.Start
 				}
 			}
-			if st.blame != nil && iv.ownTo > iv.ownFrom {
-				st.blame.add(iv, ss)
+			if iv.ownTo > iv.ownFrom {
+				logged := st.blame != nil && st.blame.add(iv, ss)
+				if l := a.src; ag.ownNeed && l != nil && (!logged || iv.Open) {
+					// Its spans are made again from the owner changes:
+					// the holders' pass's, or WaitGraphAt's at the end.
+					l.ownNeed = append(l.ownNeed, ownRange{int(iv.ownFrom), int(iv.ownTo)})
+				}
 			}
 			ag.spans = ss
 			if iv.First == 0 {
@@ -631,7 +639,7 @@ func (ag *aggregator) settle() {
 // facts copies each lock's facts the fold keeps of every thread.
 func (a *lockAgg) facts() {
 	if src := a.src; src != nil {
-		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill
+		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill, a.l.ownAt = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill, src.ownAt
 		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
 		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
 		a.l.LeftLocked = src.LeftLocked

@@ -149,6 +149,67 @@ func TestBlameIndexAsWalked(t *testing.T) {
 	}
 }
 
+// TestBlameLogOffered checks, on random threads whose contentions with
+// owner changes and parks in acquires are all offered to the log in
+// order (as the aggregation does), many of one start and some refused
+// (spans not from the interval's start), that a reader walking the
+// intervals in order finds an entry for exactly those add and addPark
+// logged: Options.SpansFromLogs gives to the spill the owner changes of
+// the others alone. It fails with an interval logged at the start of one
+// refused before it (the reader gives the refused one its entry, and
+// falls back to owner changes not kept for the one logged).
+func TestBlameLogOffered(t *testing.T) {
+	rng := rand.New(rand.NewSource(166))
+	logged, refused, twins := 0, 0, 0
+	for round := 0; round < 3000; round++ {
+		var ivs []Interval
+		var ok []bool
+		var l blameLog
+		at := format.Time(0)
+		for n := rng.Intn(30); len(ivs) < n; {
+			if rng.Intn(3) == 0 {
+				at += format.Time(1 + rng.Intn(3))
+			}
+			iv := Interval{Start: at, End: at + format.Time(rng.Intn(3)), State: Blocked, First: format.ThreadID(1 + rng.Intn(3)), ownFrom: 1, ownTo: 2}
+			if rng.Intn(3) == 0 {
+				iv.State, iv.Acquire, iv.Other = Parked, true, format.ThreadID(1+rng.Intn(3))
+			}
+			first := iv.First
+			if iv.Acquire {
+				first = iv.ParkOwner()
+			}
+			ss := []OwnerSpan{{iv.Start, iv.End, first}}
+			if rng.Intn(4) == 0 {
+				ss[0].Start-- // not from its start: refused
+			}
+			var a bool
+			if iv.Acquire {
+				a = l.addPark(&iv, ss)
+			} else {
+				a = l.add(&iv, ss)
+			}
+			ivs, ok = append(ivs, iv), append(ok, a)
+		}
+		found := walkIndex(&l, ivs)
+		for i := range ivs {
+			if (found[i] >= 0) != ok[i] {
+				t.Fatalf("round %d, interval %d of %+v: logged %v, the reader finds an entry %v", round, i, ivs, ok[i], found[i] >= 0)
+			}
+			if ok[i] {
+				logged++
+			} else {
+				refused++
+			}
+			if i > 0 && ivs[i-1].Start == ivs[i].Start && !ok[i-1] {
+				twins++
+			}
+		}
+	}
+	if logged < 5000 || refused < 5000 || twins < 1000 {
+		t.Errorf("only %d intervals logged, %d refused, %d after a refused one of the same start", logged, refused, twins)
+	}
+}
+
 // seq is 0, 1, …, n-1.
 func seq(n int) []int {
 	s := make([]int, n)

@@ -42,22 +42,40 @@ import (
 type blameLog struct {
 	b    []byte
 	last format.Time // the last entry's start
+	// floor: the latest start of the intervals offered (add, addPark),
+	// once one was (offered).
+	floor   format.Time
+	offered bool
+}
+
+// offer notes iv offered to the log and reports whether it can have an
+// entry by its start: only if it starts after every interval offered
+// before it, so that each entry's start is the start of no other
+// interval offered, and a reader falls back to the owner changes for
+// exactly the intervals not logged (Options.SpansFromLogs keeps theirs
+// alone).
+func (l *blameLog) offer(iv *Interval) bool {
+	ok := iv.Start >= l.last && (!l.offered || iv.Start > l.floor)
+	if !l.offered || iv.Start > l.floor {
+		l.floor, l.offered = iv.Start, true
+	}
+	return ok
 }
 
 // add logs the spans ss of the Blocked interval iv (ownerSpans', every
-// one: empty ones too), if they can be.
-func (l *blameLog) add(iv *Interval, ss []OwnerSpan) {
-	if len(ss) == 0 || iv.Start < l.last || ss[0].Start != iv.Start || ss[0].Owner != iv.First {
-		return
+// one: empty ones too), if they can be, and reports whether it did.
+func (l *blameLog) add(iv *Interval, ss []OwnerSpan) bool {
+	if !l.offer(iv) || len(ss) == 0 || ss[0].Start != iv.Start || ss[0].Owner != iv.First {
+		return false
 	}
 	for i := 1; i < len(ss); i++ {
 		if ss[i].Start != ss[i-1].End {
-			return
+			return false
 		}
 	}
 	for i := range ss {
 		if ss[i].End < ss[i].Start || ss[i].Owner > math.MaxUint64-3 {
-			return // or ownerCode would wrap
+			return false // or ownerCode would wrap
 		}
 	}
 	// The entry is made in room on the stack, then appended at once.
@@ -72,6 +90,7 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) {
 	}
 	l.b = append(l.b, e...)
 	l.last = iv.Start
+	return true
 }
 
 // parkLogged reports whether iv is an interval the aggregator logs the
@@ -83,16 +102,16 @@ func parkLogged(iv *Interval) bool {
 
 // addPark logs the spans ss of iv, a park in a java.util.concurrent lock's
 // acquire (parkLogged), as ParkSpans gives them from its start (every
-// one), if they can be.
-func (l *blameLog) addPark(iv *Interval, ss []OwnerSpan) {
+// one), if they can be, and reports whether it did.
+func (l *blameLog) addPark(iv *Interval, ss []OwnerSpan) bool {
 	n := len(ss)
-	if n == 0 || iv.Start < l.last || ss[0].Start != iv.Start || ss[0].Owner != iv.ParkOwner() ||
+	if !l.offer(iv) || n == 0 || ss[0].Start != iv.Start || ss[0].Owner != iv.ParkOwner() ||
 		ss[n-1].End != max(iv.End, ss[n-1].Start) {
-		return
+		return false
 	}
 	for i := range ss {
 		if ss[i].End < ss[i].Start || ss[i].Owner > math.MaxUint64-3 || i > 0 && ss[i].Start != ss[i-1].End {
-			return // not contiguous, or ownerCode would wrap
+			return false // not contiguous, or ownerCode would wrap
 		}
 	}
 	e := binary.AppendUvarint(l.b, uint64(iv.Start-l.last))
@@ -103,6 +122,7 @@ func (l *blameLog) addPark(iv *Interval, ss []OwnerSpan) {
 	}
 	l.b = e
 	l.last = iv.Start
+	return true
 }
 
 // ownerCode is how a blameLog writes the owner of a later span of iv's:

@@ -90,6 +90,17 @@ type Options struct {
 	// has nil in their place, and the readers go through Model.ThreadAt,
 	// AllThreads, Thread and View.At, All (orca report's).
 	PackThreads bool
+	// SpansFromLogs, with DropIntervals: the contentions' blame spans are
+	// read by the holders' pass alone, from the logs the aggregation made
+	// of them (View.HoldersDoing, HoldersDoingWith: blameLog), and the
+	// owners of those still blocked at the end by WaitGraphAt at the end
+	// (orca report's). The fold gives to the spill only the locks' owner
+	// changes these read: those of a contention whose spans its thread's
+	// log could not hold, and of one still open at the end (c1G's were
+	// 205 MB, 142 MB of them never read). Model.OwnerSpans (BlameSpans,
+	// OwnerAt, Segments) of another contention panics, and so does
+	// Model.DoingIn.
+	SpansFromLogs bool
 	// EndGraphOnly: WaitGraphAt is asked at the end alone (orca report's
 	// analyses), not at earlier instants (the viewer's): the fold lets go
 	// of the late entries it will not read (waitFor.compactLate).
@@ -193,6 +204,10 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 			b.ag.ownerSpill = b.spill
 		}
 		b.packThreads = opt.PackThreads && b.dropIntervals
+		// Without the figures no aggregation logs the spans: every
+		// change is kept.
+		b.ownSparse = opt.SpansFromLogs && b.dropIntervals && !opt.NoLockFigures
+		b.ag.ownNeed = b.ownSparse
 		if opt.SpillEdges && b.dropIntervals && !opt.NoEdges {
 			b.edges.sp = &edgeSpill{s: b.spill}
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -172,6 +173,9 @@ type Builder struct {
 	// thread, once they are in the spill (Options.DropIntervals); lost:
 	// the spill failed after that, and Build with it.
 	dropIntervals bool
+	// ownSparse: the owner changes given up are only those a reader reads
+	// (Options.SpansFromLogs; giveChanges).
+	ownSparse bool
 	// packThreads: Options.PackThreads; packBuf its scratch.
 	packThreads bool
 	packBuf     []byte
@@ -1258,7 +1262,7 @@ func (b *Builder) releaseChanges() {
 			n = min(n, from-l.ownBase)
 		}
 		if n > 0 {
-			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges[:n]))
+			b.giveChanges(l, n)
 			l.ownBase += n
 			b.heldChanges -= n
 			ls.ownRoom = len(l.OwnerChanges)
@@ -1270,6 +1274,58 @@ func (b *Builder) releaseChanges() {
 	}
 	clear(b.owning[len(keep):])
 	b.owning = keep
+}
+
+// ownRange is the owner changes of a lock from the from-th to the to-th.
+type ownRange struct{ from, to int }
+
+// ownerChangeSize is the bytes of an OwnerChange in the spill.
+const ownerChangeSize = int(unsafe.Sizeof(OwnerChange{}))
+
+// giveChanges gives up to the spill the first n of l's owner changes in
+// memory (from the ownBase-th): with Options.SpansFromLogs, those of them
+// a reader reads alone (Lock.ownNeed), in runs by number (Lock.ownAt).
+func (b *Builder) giveChanges(l *Lock, n int) {
+	if !b.ownSparse {
+		b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges[:n]))
+		return
+	}
+	base, end := l.ownBase, l.ownBase+n
+	slices.SortFunc(l.ownNeed, func(a, b ownRange) int { return cmp.Compare(a.from, b.from) })
+	keep := l.ownNeed[:0]
+	at := base // the changes before at are given up or not needed
+	for _, r := range l.ownNeed {
+		if from, to := max(r.from, at), min(r.to, end); from < to {
+			b.putChanges(l, from, l.OwnerChanges[from-base:to-base])
+			at = to
+		}
+		if r.to > end {
+			keep = append(keep, ownRange{max(r.from, end), r.to})
+		}
+	}
+	clear(l.ownNeed[len(keep):])
+	l.ownNeed = keep
+	if len(keep) == 0 {
+		l.ownNeed = nil
+	}
+}
+
+// putChanges writes l's owner changes cs, the from-th on, to the spill
+// (Options.SpansFromLogs): a run of l's grows when they follow it, in
+// number and in the file.
+func (b *Builder) putChanges(l *Lock, from int, cs []OwnerChange) {
+	var blk []spillBlock
+	b.spill.add(&blk, bytesOf(cs))
+	if len(blk) == 0 {
+		return // the spill failed: Build fails
+	}
+	if k := len(l.ownSpill) - 1; k >= 0 && l.ownAt[k]+int(l.ownSpill[k].len)/ownerChangeSize == from &&
+		l.ownSpill[k].off+l.ownSpill[k].len == blk[0].off {
+		l.ownSpill[k].len += blk[0].len
+		return
+	}
+	l.ownSpill = append(l.ownSpill, blk[0])
+	l.ownAt = append(l.ownAt, from)
 }
 
 // keepRest returns s without its first n, given up: moved to the front of

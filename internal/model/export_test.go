@@ -328,3 +328,12 @@ func SamePacked(a, b *Thread) bool { return samePacked(a, b) }
 
 // DropBlame is Model.dropBlame: what the holders' pass lets go once done.
 func (m *Model) DropBlame() { m.dropBlame() }
+
+// OwnerChangesKept returns how many of l's owner changes, all of them,
+// are in the spill (with Options.SpansFromLogs, those a reader reads).
+func OwnerChangesKept(l *Lock) (kept, all int) {
+	for _, b := range l.ownSpill {
+		kept += int(b.len) / ownerChangeSize
+	}
+	return kept, l.ownBase
+}

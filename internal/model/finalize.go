@@ -154,9 +154,9 @@ func (b *Builder) Finalize() *Model {
 		// the readers read a lock's back (Model.ownerChanges).
 		for _, ls := range b.owning {
 			l := ls.l
-			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges))
+			b.giveChanges(l, len(l.OwnerChanges))
 			l.ownBase += len(l.OwnerChanges)
-			l.OwnerChanges = nil
+			l.OwnerChanges, l.ownNeed = nil, nil
 		}
 		b.owning = nil
 	}
@@ -189,7 +189,7 @@ func (b *Builder) Finalize() *Model {
 		// asked: the readers after Finalize read them back
 		// (Model.IntervalsOf).
 		if err := b.spill.done(); err == nil {
-			m.spill, m.dropped = b.spill, dropped
+			m.spill, m.dropped, m.ownSparse = b.spill, dropped, b.ownSparse
 		} else {
 			b.spill.f.Close()
 			if dropped || m.edges != nil {

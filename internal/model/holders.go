@@ -1414,6 +1414,14 @@ func (m *Model) monitorChanges(c *lockChanges, obj format.ObjectID) []OwnerChang
 // of the first (ownerSpans' all and base) that hold iv's: with c.pk, those
 // from the spill decoded alone; else all of them (monitorChanges).
 func (m *Model) contentionChanges(c *lockChanges, iv *Interval) ([]OwnerChange, int) {
+	if m.ownSparse {
+		// Those of iv alone, the changes a reader reads kept alone
+		// (Options.SpansFromLogs): few contentions are not logged.
+		if l := m.Lock(iv.Object, Monitor); l != nil {
+			return m.ownerRange(l, int(iv.ownFrom), int(iv.ownTo), &c.buf)
+		}
+		return nil, 0
+	}
 	if c.pk == nil {
 		return m.monitorChanges(c, iv.Object), 0
 	}

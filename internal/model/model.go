@@ -520,6 +520,14 @@ type Lock struct {
 	// them back.
 	ownBase  int
 	ownSpill []spillBlock
+	// With Options.SpansFromLogs, ownSpill holds only the owner changes a
+	// reader will read (ownNeed, as the fold goes): ownAt[k] is the
+	// number of the first of ownSpill[k]'s (Model.ownerRange).
+	ownAt []int
+	// ownNeed: the changes of the contentions fed whose blame spans a
+	// reader will make from them (Options.SpansFromLogs), not given up
+	// yet; nil once the fold is done.
+	ownNeed []ownRange
 	// With Options.SpillOwners, the owners of a lock of many are in the
 	// spill (ownersSpill, Owners nil): ownersN of them, ownersBlamed
 	// their Blamed summed. Model.OwnersOf reads them back.
@@ -606,10 +614,16 @@ func (m *Model) OwnerSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 			return
 		}
 		var changes []OwnerChange
-		if l := m.Lock(iv.Object, Monitor); l != nil {
+		base := 0
+		switch l := m.Lock(iv.Object, Monitor); {
+		case l != nil && m.ownSparse:
+			// Its own alone: the others' are not kept.
+			var buf []OwnerChange
+			changes, base = m.ownerRange(l, int(iv.ownFrom), int(iv.ownTo), &buf)
+		case l != nil:
 			changes = m.ownerChanges(l, m.ownerCache())
 		}
-		ownerSpans(th, iv, changes, 0, yield)
+		ownerSpans(th, iv, changes, base, yield)
 	}
 }
 
@@ -986,6 +1000,9 @@ type Model struct {
 	PeakOwnerChanges int
 	// ownCache: the owner changes OwnerSpans read back from the spill.
 	ownCache ownerCache
+	// ownSparse: the locks' owner changes in the spill are those a reader
+	// reads alone (Options.SpansFromLogs; Lock.ownAt).
+	ownSparse bool
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the

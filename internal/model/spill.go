@@ -848,6 +848,9 @@ func (m *Model) ownerChanges(l *Lock, c ownerCache) []OwnerChange {
 	if len(l.ownSpill) == 0 {
 		return l.OwnerChanges
 	}
+	if m.ownSparse {
+		panic("model: a lock's owner changes read whole from a Model built with Options.SpansFromLogs")
+	}
 	if ch, ok := c[l]; ok {
 		return ch
 	}
@@ -857,6 +860,39 @@ func (m *Model) ownerChanges(l *Lock, c ownerCache) []OwnerChange {
 	}
 	c[l] = ch
 	return ch
+}
+
+// ownerRange returns l's owner changes from the from-th to the to-th (a
+// contention's: Interval.ownFrom, ownTo) and the number of the first of
+// those returned (ownerSpans' all and base): those in the spill read back
+// into *buf's room (grown as needed, kept for the next call), alone. It
+// panics when they were not given to the spill (Options.SpansFromLogs:
+// Lock.ownAt).
+func (m *Model) ownerRange(l *Lock, from, to int, buf *[]OwnerChange) ([]OwnerChange, int) {
+	if to <= from {
+		return nil, 0
+	}
+	if from >= l.ownBase {
+		if to-l.ownBase > len(l.OwnerChanges) {
+			return nil, 0 // as ownerSpans takes all's: none
+		}
+		return l.OwnerChanges[from-l.ownBase : to-l.ownBase], from
+	}
+	// The last run that begins at from or before it.
+	k, found := slices.BinarySearch(l.ownAt, from)
+	if !found {
+		k--
+	}
+	if k < 0 || to > l.ownAt[k]+int(l.ownSpill[k].len)/ownerChangeSize {
+		panic(fmt.Sprintf("model: owner changes %d to %d of lock %v not kept (Options.SpansFromLogs: a contention's blame spans are its thread's blame log's)", from, to, l.Object))
+	}
+	off := l.ownSpill[k].off + int64((from-l.ownAt[k])*ownerChangeSize)
+	ch, err := spillRead(m.spill, []spillBlock{{off, int64((to - from) * ownerChangeSize)}}, *buf)
+	if err != nil {
+		panic(&SpillError{err}) // as spilledThread
+	}
+	*buf = ch
+	return ch, from
 }
 
 // ownerCache returns the Model's cache of owner changes read back, for

@@ -31,6 +31,7 @@ func TestSpill(t *testing.T) {
 		t.Fatalf("no cases: %v", err)
 	}
 	spans, lateLet, blameGiven, winsGiven, ownersSpilt, waitersSpilt, edgesSpilt := 0, 0, 0, 0, 0, 0, 0
+	changesKept, changesAll := 0, 0
 	defer SetEdgeSpillSizes(3, 2)()
 	for _, way := range []string{"tmpfile", "dir", "drop", "chunks"} {
 		for _, path := range paths {
@@ -46,6 +47,9 @@ func TestSpill(t *testing.T) {
 					opt.DropIntervals, opt.StackMark, opt.EndGraphOnly = true, testMark, true
 					opt.SpillOwners = way == "chunks"
 					opt.SpillEdges = way == "chunks"
+					// orca report's: the owner changes of the contentions
+					// the blame logs hold not kept (Options.SpansFromLogs).
+					opt.SpansFromLogs = way == "chunks"
 				}
 				build := func() {
 					_, res = testrec.OpenWith(t, prefix, opt)
@@ -103,6 +107,13 @@ func TestSpill(t *testing.T) {
 						}
 					}
 					edgesSpilt += len(edges)
+					if got, want := m.WaitGraphAt(m.End), mem.Model.WaitGraphAt(mem.Model.End); !reflect.DeepEqual(got, want) {
+						t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
+					}
+					for _, l := range m.Locks {
+						k, n := OwnerChangesKept(l)
+						changesKept, changesAll = changesKept+k, changesAll+n
+					}
 					for _, l := range mem.Model.Locks {
 						ml := m.Lock(l.Object, l.Kind)
 						if got := m.OwnersOf(ml); len(got)+len(l.Owners) > 0 && !reflect.DeepEqual(got, l.Owners) {
@@ -150,6 +161,10 @@ func TestSpill(t *testing.T) {
 			})
 		}
 	}
+	if changesKept == 0 || changesKept*2 > changesAll {
+		t.Errorf("with Options.SpansFromLogs %d of the locks' %d owner changes kept: want some (the graph at the end reads them), at most half", changesKept, changesAll)
+	}
+	t.Logf("with Options.SpansFromLogs %d of the locks' %d owner changes kept", changesKept, changesAll)
 	if edgesSpilt < 50 {
 		t.Errorf("only %d edges in the spill: their spill is little tested", edgesSpilt)
 	}

@@ -296,9 +296,9 @@ const ReparkGap = format.Time(50_000) // 50 µs
 // and an acquire asks for what is left to its deadline, so it took the
 // lock or gave up (GiveUp.java's tryLock(50 ms) three times in a loop:
 // the next park 68–160 µs after a timeout, the third try's the shortest;
-// once two tries were one contention). A recording
-// that does not say how parks ended (a JFR import) has each "timed out":
-// the gap alone decides there.
+// once two tries were one contention). A recording that does not say how
+// parks ended (a JFR import) has each "timed out": the gap alone decides
+// there.
 func (m *Model) Reparked(last, p *Interval) bool {
 	return p.State == Parked && p.Acquire && p.Object == last.Object && p.Start-last.End <= ReparkGap &&
 		(last.Wake != WakeTimeout || m.parkEndsUnknown)

@@ -162,6 +162,13 @@ func (r *Report) chainSection(t *textWriter) {
 			t.printf("      %s %s %s  %s\n", t.label(l.From.ID, l.From.Name), t.linkWord(l), t.label(l.To.ID, l.To.Name), dur(l.S))
 		}
 	})
+	if deep > 0 {
+		// A step's time is not its thread's wait (Chain3, docs/perf/2026-12-03-unseen-programs.md):
+		// "b blocked on C held by c  1.78 s" when b waited 597 ms and two threads waited behind it.
+		t.printf("  (a step's time: the time of the threads behind the root that went through it, its\n" +
+			"  thread's own wait and the waits of the threads behind that thread, summed: more than\n" +
+			"  its thread waited when others waited behind it)\n")
+	}
 	if deep == 0 && r.ChainsTotal != nil {
 		// Looked for (not --chains=false), and none deeper than the
 		// owners CONTENTION blames.

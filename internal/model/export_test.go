@@ -341,11 +341,12 @@ func OwnerChangesKept(l *Lock) (kept, all int) {
 }
 
 // ThreadPackSizes runs f with blocks of packed Threads of block bytes
-// and a cache of slots blocks read back (packBlock, packCacheSlots).
-func ThreadPackSizes(block, slots int, f func()) {
-	b, s := packBlock, packCacheSlots
-	packBlock, packCacheSlots = block, slots
-	defer func() { packBlock, packCacheSlots = b, s }()
+// and a cache of slots pieces of piece bytes read back (packBlock,
+// packPiece, packCacheSlots).
+func ThreadPackSizes(block, piece, slots int, f func()) {
+	b, p, s := packBlock, packPiece, packCacheSlots
+	packBlock, packPiece, packCacheSlots = block, piece, slots
+	defer func() { packBlock, packPiece, packCacheSlots = b, p, s }()
 	f()
 }
 

@@ -38,11 +38,15 @@ var packBlock = 64 << 10
 // A block full goes to the model's spill (threadPack.sp): the blocks of
 // every thread ever seen were c5G-slow5's report's largest live memory
 // (320 MB of 682 MB at its peak, issue 34). The readers read a record
-// back through a cache of packCacheSlots blocks (4 MB), a block in the
-// slot of its number: the threads are packed as they retire, and read in
-// the order of Threads (by start) or of their index before it (the
-// fold's, Finalize's), near that order.
-var packCacheSlots = 64
+// back through a cache of packCacheSlots pieces of packPiece bytes (4
+// MB), a piece in the slot of its number: pieces, not blocks, for the
+// readers by ID (NameOf: the report names each owner of each lock
+// listed), whose 219 000 records read at c1G were 14 GB of blocks of 64
+// kB, and in order a piece each.
+var (
+	packPiece      = 4 << 10
+	packCacheSlots = 1024
+)
 
 // A Thread is packed field by field (packThread): one more field would be
 // lost, unless packed too. The size checks it (a compile error otherwise:
@@ -83,14 +87,16 @@ type threadPack struct {
 	spilt []ScratchRef
 	mu    sync.Mutex
 	cache []packSlot
-	// kept: by block, one whose writing back failed, kept in memory.
-	kept map[int][]byte
+	// kept: by key, a piece whose writing back failed, kept in memory.
+	kept map[int]*packSlot
+	// room: span's.
+	room []byte
 }
 
-// packSlot is a block of the cache: block k-1's bytes (k 0: none),
-// changed since read back when dirty.
+// packSlot is a piece of the cache: the bytes of the piece key-1
+// (block<<16 | piece; key 0: none), changed since read back when dirty.
 type packSlot struct {
-	k     int
+	key   int
 	b     []byte
 	dirty bool
 }
@@ -235,7 +241,7 @@ func (tp *threadPack) spillLast() {
 
 // at returns the bytes from the record at loc on: up to the end of its
 // block, or, of a block in the spill, the record alone, a copy of its own
-// (a Thread unpacked from it keeps no block).
+// (a Thread unpacked from it keeps no piece of the cache).
 func (tp *threadPack) at(loc uint32) []byte {
 	k, off := int(loc>>16), int(loc&0xffff)
 	if b := tp.blocks[k]; b != nil {
@@ -243,8 +249,16 @@ func (tp *threadPack) at(loc uint32) []byte {
 	}
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
-	b := tp.block(k)[off:]
-	return bytes.Clone(b[:packedLen(b)])
+	// The bytes to the end of its piece hold most records whole; a
+	// longer one is read to the end of its block.
+	end := int(tp.spilt[k].len)
+	p := tp.span(k, off, min((off/packPiece+1)*packPiece, end), nil)
+	n := packedLen(p)
+	if n < 0 {
+		p = tp.span(k, off, end, nil)
+		n = packedLen(p)
+	}
+	return bytes.Clone(p[:n])
 }
 
 // overwrite writes p over the bytes of the record at loc from its byte
@@ -257,80 +271,115 @@ func (tp *threadPack) overwrite(loc uint32, from int, p []byte) {
 	}
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
-	copy(tp.block(k)[off:], p)
-	if s := &tp.cache[k%len(tp.cache)]; s.k == k+1 {
-		s.dirty = true
-	}
+	tp.span(k, off, off+len(p), p)
 }
 
-// block returns the bytes of block k, in the spill: its slot's, read
-// back when the slot holds another (written back first when changed).
-// tp.mu is held. A failed read panics with its *SpillError (as
-// spilledThread).
-func (tp *threadPack) block(k int) []byte {
-	if b, ok := tp.kept[k]; ok {
-		return b
+// span copies the bytes [from, to) of block k, in the spill, through the
+// cache: into tp.room, returned, when p is nil, else from p (the pieces
+// changed). tp.mu is held.
+func (tp *threadPack) span(k, from, to int, p []byte) []byte {
+	if p == nil {
+		tp.room = slices.Grow(tp.room[:0], to-from)[:to-from]
+	}
+	for at := from; at < to; {
+		s := tp.piece(k, at/packPiece)
+		lo := at / packPiece * packPiece
+		var n int
+		if p == nil {
+			n = copy(tp.room[at-from:], s.b[at-lo:min(len(s.b), to-lo)])
+		} else {
+			n = copy(s.b[at-lo:], p[at-from:])
+			s.dirty = true
+		}
+		at += n
+	}
+	return tp.room
+}
+
+// piece returns the slot holding the piece j of block k (its bytes [j *
+// packPiece, +packPiece), to the block's end), read back when the slot
+// holds another (written back first when changed). A failed read panics
+// with its *SpillError (as spilledThread).
+func (tp *threadPack) piece(k, j int) *packSlot {
+	key := k<<16 | j
+	if s, ok := tp.kept[key]; ok {
+		return s
 	}
 	if tp.cache == nil {
 		tp.cache = make([]packSlot, packCacheSlots)
 	}
-	s := &tp.cache[k%len(tp.cache)]
-	if s.k == k+1 {
-		return s.b
+	// Slots in turn along a block and on to the next: a run of the
+	// blocks read in order takes every slot.
+	s := &tp.cache[(k*(packBlock/packPiece+1)+j)%len(tp.cache)]
+	if s.key == key+1 {
+		return s
 	}
 	tp.writeBack(s)
 	r := tp.spilt[k]
-	s.k, s.b = 0, slices.Grow(s.b[:0], int(r.len))[:r.len]
-	if _, err := tp.sp.readAt(s.b, r.off); err != nil {
+	lo := j * packPiece
+	n := min(packPiece, int(r.len)-lo)
+	s.key, s.b = 0, slices.Grow(s.b[:0], n)[:n]
+	if _, err := tp.sp.readAt(s.b, r.off+int64(lo)); err != nil {
 		panic(&SpillError{err})
 	}
-	s.k = k + 1
-	return s.b
+	s.key = key + 1
+	return s
 }
 
-// writeBack writes the slot's block back to the spill when changed; when
-// that fails, the block is kept in memory from now on.
+// writeBack writes the slot's piece back to the spill when changed; when
+// that fails, the piece is kept in memory from now on.
 func (tp *threadPack) writeBack(s *packSlot) {
 	if !s.dirty {
 		return
 	}
-	k := s.k - 1
-	r := tp.spilt[k]
+	key := s.key - 1
+	at := tp.spilt[key>>16].off + int64(key&0xffff*packPiece)
 	s.dirty = false
 	if spillStats != nil {
 		spillStats.noteWrite(len(s.b))
 	}
-	if _, err := tp.sp.f.WriteAt(s.b, r.off); err != nil {
+	if _, err := tp.sp.f.WriteAt(s.b, at); err != nil {
 		if tp.kept == nil {
-			tp.kept = map[int][]byte{}
+			tp.kept = map[int]*packSlot{}
 		}
-		tp.kept[k], s.k, s.b = s.b, 0, nil
+		tp.kept[key] = &packSlot{key: s.key, b: s.b}
+		s.key, s.b = 0, nil
 	}
 }
 
 // packedLen returns the length of the record packed at the start of p
-// (packThread).
+// (packThread), -1 when p holds only part of it.
 func packedLen(p []byte) int {
 	n := 0
-	skip := func() {
-		for p[n] >= 0x80 {
-			n++
+	next := func() (uint64, bool) {
+		v, w := binary.Uvarint(p[n:])
+		if w <= 0 {
+			return 0, false
 		}
-		n++
+		n += w
+		return v, true
 	}
-	raw := func() {
-		l, w := binary.Uvarint(p[n:])
-		n += w + int(l)
+	raw := func() bool {
+		l, ok := next()
+		if ok && l <= uint64(len(p)-n) {
+			n += int(l)
+			return true
+		}
+		return false
 	}
 	// The fields up to the name: flags, ID, Parent, Start, End, Time,
 	// Events, Carrier, Run's five, StartedAt, Carriers, Pinned, nSched.
 	for range 5 + len(Thread{}.Time) + 2 + 5 + 4 {
-		skip()
+		if _, ok := next(); !ok {
+			return -1
+		}
 	}
-	raw() // the name
-	raw() // the list
-	skip()
-	raw() // the tail
+	if !raw() || !raw() { // the name, the list
+		return -1
+	}
+	if _, ok := next(); !ok || !raw() { // tailAt, the tail
+		return -1
+	}
 	return n
 }
 

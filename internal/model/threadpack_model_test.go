@@ -12,13 +12,13 @@ import (
 // Threads packed, and reads each back as the Model without packing has
 // it: by index, by ID, its name; and again after its tails are let go and
 // its blame blocks dropped (packed again in place). Again with blocks of
-// 1 kB, in the spill once full, read back through a cache of 2: every
-// block but the last read back, and written back changed, as the blocks
-// of c5G-slow5's 1.3 M threads are.
+// 1 kB, in the spill once full, read back through a cache of 3 pieces of
+// 64 bytes: records across pieces, pieces read back and written back
+// changed, as the blocks of c5G-slow5's 1.3 M threads are.
 func TestThreadPackModel(t *testing.T) {
 	t.Run("memory", func(t *testing.T) { threadPackModel(t, false) })
 	t.Run("spilt", func(t *testing.T) {
-		ThreadPackSizes(1<<10, 2, func() { threadPackModel(t, true) })
+		ThreadPackSizes(1<<10, 64, 3, func() { threadPackModel(t, true) })
 	})
 }
 

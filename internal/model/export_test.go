@@ -2,7 +2,9 @@ package model
 
 import (
 	"os"
+	"reflect"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -336,4 +338,59 @@ func OwnerChangesKept(l *Lock) (kept, all int) {
 		kept += int(b.len) / ownerChangeSize
 	}
 	return kept, l.ownBase
+}
+
+// ThreadPackSizes runs f with blocks of packed Threads of block bytes
+// and a cache of slots pieces of piece bytes read back (packBlock,
+// packPiece, packCacheSlots).
+func ThreadPackSizes(block, piece, slots int, f func()) {
+	b, p, s := packBlock, packPiece, packCacheSlots
+	packBlock, packPiece, packCacheSlots = block, piece, slots
+	defer func() { packBlock, packPiece, packCacheSlots = b, p, s }()
+	f()
+}
+
+// PackBlocksSpilt returns how many blocks of m's packed Threads are in
+// the spill.
+func PackBlocksSpilt(m *Model) (n int) {
+	if tp := m.packed; tp != nil {
+		for k, b := range tp.blocks {
+			if b == nil && k < len(tp.spilt) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SameSpilled is SamePacked for a of ma and b of mb, Models with a spill
+// each: their lists the same by the bytes of each kind read back, not by
+// where (a spill with packed Threads' blocks has the others elsewhere).
+func SameSpilled(ma *Model, a *Thread, mb *Model, b *Thread) bool {
+	read := func(m *Model, t *Thread) (out [spillKinds][]byte) {
+		for _, bl := range t.spill.decode(nil) {
+			p := make([]byte, bl.n)
+			if _, err := m.spill.readAt(p, bl.off); err != nil {
+				panic(err)
+			}
+			out[bl.k] = append(out[bl.k], p...)
+		}
+		return out
+	}
+	ra, rb := read(ma, a), read(mb, b)
+	// The samples by their fields: the bytes of a Sample's padding are
+	// whatever the memory held.
+	samples := func(p []byte) []Sample {
+		return unsafe.Slice((*Sample)(unsafe.Pointer(unsafe.SliceData(p))), len(p)/int(unsafe.Sizeof(Sample{})))
+	}
+	if !slices.Equal(samples(ra[spillSmp]), samples(rb[spillSmp])) {
+		return false
+	}
+	ra[spillSmp], rb[spillSmp] = nil, nil
+	if !reflect.DeepEqual(ra, rb) {
+		return false
+	}
+	x, y := *a, *b
+	x.spill, y.spill = spillRef{}, spillRef{}
+	return samePacked(&x, &y)
 }

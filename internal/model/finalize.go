@@ -135,13 +135,13 @@ func (b *Builder) Finalize() *Model {
 	}
 	copy(m.Threads, sorted)
 	if tp := m.packed; tp != nil {
-		loc := make([]uint32, len(m.Threads))
+		loc, ids := make([]uint32, len(m.Threads)), make([]format.ThreadID, len(m.Threads))
 		for i := range keys {
 			if k := keys[i].i; k < len(tp.loc) {
-				loc[i] = tp.loc[k]
+				loc[i], ids[i] = tp.loc[k], tp.ids[k]
 			}
 		}
-		tp.loc = loc
+		tp.loc, tp.ids = loc, ids
 	}
 	// Each tstate numbered as its Thread is now (Model.Thread of a
 	// packed one: ThreadAt), its place in the fold's index (byNum) kept.

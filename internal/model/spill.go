@@ -1150,6 +1150,27 @@ func (s *spillFile) put(ps ...[]byte) (ScratchRef, bool) {
 	return r, true
 }
 
+// putNow is put, p written out at once, not through the buffer: a block
+// of packed Threads (threadPack.spillLast), which readers of any
+// goroutine read back, and which is written again in place
+// (threadPack.writeBack). ok is false when the spill failed (before, or
+// now): keep the bytes then.
+func (s *spillFile) putNow(p []byte) (ScratchRef, bool) {
+	if s.err != nil || len(p) > math.MaxInt32 || s.flushKeep() != nil {
+		return ScratchRef{}, false
+	}
+	if spillStats != nil {
+		spillStats.noteAdd("putNow < "+callerName(2), s.off, len(p))
+		spillStats.noteWrite(len(p))
+	}
+	r := ScratchRef{s.off, int32(len(p))}
+	s.off += int64(len(p))
+	if _, s.err = s.f.Write(p); s.err != nil {
+		return ScratchRef{}, false
+	}
+	return r, true
+}
+
 // flushKeep writes the buffer out; when that fails, the buffer is kept
 // in memory for read, and the error returned.
 func (s *spillFile) flushKeep() error {

@@ -1,8 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"encoding/binary"
 	"iter"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -27,8 +31,22 @@ import (
 
 // packBlock is the size of a block of packed Threads; a record longer
 // than it is not packed (a list of spill blocks of thousands: the Thread
-// stays as it is).
-const packBlock = 64 << 10
+// stays as it is). At most 64 kB (loc's offset); smaller in the tests
+// (SetThreadPackSizes), so that their few threads fill blocks.
+var packBlock = 64 << 10
+
+// A block full goes to the model's spill (threadPack.sp): the blocks of
+// every thread ever seen were c5G-slow5's report's largest live memory
+// (320 MB of 682 MB at its peak, issue 34). The readers read a record
+// back through a cache of packCacheSlots pieces of packPiece bytes (4
+// MB), a piece in the slot of its number: pieces, not blocks, for the
+// readers by ID (NameOf: the report names each owner of each lock
+// listed), whose 219 000 records read at c1G were 14 GB of blocks of 64
+// kB, and in order a piece each.
+var (
+	packPiece      = 4 << 10
+	packCacheSlots = 1024
+)
 
 // A Thread is packed field by field (packThread): one more field would be
 // lost, unless packed too. The size checks it (a compile error otherwise:
@@ -48,6 +66,10 @@ type threadPack struct {
 	// loc: by index in Model.Threads, where its record is (block<<16 |
 	// offset) when Model.Threads has nil there.
 	loc []uint32
+	// ids: by index, the ID of a packed thread: the index by ID probes
+	// it (Model.threadIndex), and a block read back for each probe was
+	// 74 GB of reads at c1G.
+	ids []format.ThreadID
 	// names: by index, the names NameOf was asked for (made at its first
 	// call): a pointer to one is kept by its reader.
 	names []string
@@ -55,6 +77,28 @@ type threadPack struct {
 	// while (Model.Lend), nil when none; a map never changed once
 	// stored, read by any goroutine.
 	lent atomic.Pointer[map[int]*Thread]
+
+	// sp: the spill a full block goes to (nil: none, the blocks stay);
+	// blocks[k] is then nil, its bytes at spilt[k] in the file, read back
+	// into cache (record) and changed there (overwrite), written back
+	// when its slot is taken. Readers of any goroutine: mu guards cache
+	// and kept.
+	sp    *spillFile
+	spilt []ScratchRef
+	mu    sync.Mutex
+	cache []packSlot
+	// kept: by key, a piece whose writing back failed, kept in memory.
+	kept map[int]*packSlot
+	// room: span's.
+	room []byte
+}
+
+// packSlot is a piece of the cache: the bytes of the piece key-1
+// (block<<16 | piece; key 0: none), changed since read back when dirty.
+type packSlot struct {
+	key   int
+	b     []byte
+	dirty bool
 }
 
 // packable reports whether t can be packed: all it holds is in its
@@ -157,13 +201,6 @@ func unpackThread(t *Thread, p []byte) {
 	}
 }
 
-// packedID returns the ID of the Thread packed at the start of p.
-func packedID(p []byte) format.ThreadID {
-	_, n := binary.Uvarint(p)
-	id, _ := binary.Uvarint(p[n:])
-	return format.ThreadID(id)
-}
-
 // add packs t at the end of the last block (a new one when it does not
 // fit) and returns where, ok false when t is too long to pack.
 func (tp *threadPack) add(t *Thread, scratch *[]byte) (loc uint32, ok bool) {
@@ -176,6 +213,7 @@ func (tp *threadPack) add(t *Thread, scratch *[]byte) (loc uint32, ok bool) {
 		if len(tp.blocks) >= 1<<16 {
 			return 0, false
 		}
+		tp.spillLast()
 		tp.blocks = append(tp.blocks, make([]byte, 0, packBlock))
 	}
 	k := len(tp.blocks) - 1
@@ -184,10 +222,165 @@ func (tp *threadPack) add(t *Thread, scratch *[]byte) (loc uint32, ok bool) {
 	return uint32(k)<<16 | uint32(at), true
 }
 
-// at returns the bytes from the record at loc on.
+// spillLast writes the last block, full, to the spill (sp), and lets go
+// of it; it stays when the write fails.
+func (tp *threadPack) spillLast() {
+	k := len(tp.blocks) - 1
+	if tp.sp == nil || k < 0 || tp.blocks[k] == nil {
+		return
+	}
+	r, ok := tp.sp.putNow(tp.blocks[k])
+	if !ok {
+		return
+	}
+	for len(tp.spilt) <= k {
+		tp.spilt = append(tp.spilt, ScratchRef{})
+	}
+	tp.spilt[k], tp.blocks[k] = r, nil
+}
+
+// at returns the bytes from the record at loc on: up to the end of its
+// block, or, of a block in the spill, the record alone, a copy of its own
+// (a Thread unpacked from it keeps no piece of the cache).
 func (tp *threadPack) at(loc uint32) []byte {
-	b := tp.blocks[loc>>16]
-	return b[loc&0xffff : len(b) : len(b)]
+	k, off := int(loc>>16), int(loc&0xffff)
+	if b := tp.blocks[k]; b != nil {
+		return b[off:len(b):len(b)]
+	}
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	// The bytes to the end of its piece hold most records whole; a
+	// longer one is read to the end of its block.
+	end := int(tp.spilt[k].len)
+	p := tp.span(k, off, min((off/packPiece+1)*packPiece, end), nil)
+	n := packedLen(p)
+	if n < 0 {
+		p = tp.span(k, off, end, nil)
+		n = packedLen(p)
+	}
+	return bytes.Clone(p[:n])
+}
+
+// overwrite writes p over the bytes of the record at loc from its byte
+// from on.
+func (tp *threadPack) overwrite(loc uint32, from int, p []byte) {
+	k, off := int(loc>>16), int(loc&0xffff)+from
+	if b := tp.blocks[k]; b != nil {
+		copy(b[off:], p)
+		return
+	}
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	tp.span(k, off, off+len(p), p)
+}
+
+// span copies the bytes [from, to) of block k, in the spill, through the
+// cache: into tp.room, returned, when p is nil, else from p (the pieces
+// changed). tp.mu is held.
+func (tp *threadPack) span(k, from, to int, p []byte) []byte {
+	if p == nil {
+		tp.room = slices.Grow(tp.room[:0], to-from)[:to-from]
+	}
+	for at := from; at < to; {
+		s := tp.piece(k, at/packPiece)
+		lo := at / packPiece * packPiece
+		var n int
+		if p == nil {
+			n = copy(tp.room[at-from:], s.b[at-lo:min(len(s.b), to-lo)])
+		} else {
+			n = copy(s.b[at-lo:], p[at-from:])
+			s.dirty = true
+		}
+		at += n
+	}
+	return tp.room
+}
+
+// piece returns the slot holding the piece j of block k (its bytes [j *
+// packPiece, +packPiece), to the block's end), read back when the slot
+// holds another (written back first when changed). A failed read panics
+// with its *SpillError (as spilledThread).
+func (tp *threadPack) piece(k, j int) *packSlot {
+	key := k<<16 | j
+	if s, ok := tp.kept[key]; ok {
+		return s
+	}
+	if tp.cache == nil {
+		tp.cache = make([]packSlot, packCacheSlots)
+	}
+	// Slots in turn along a block and on to the next: a run of the
+	// blocks read in order takes every slot.
+	s := &tp.cache[(k*(packBlock/packPiece+1)+j)%len(tp.cache)]
+	if s.key == key+1 {
+		return s
+	}
+	tp.writeBack(s)
+	r := tp.spilt[k]
+	lo := j * packPiece
+	n := min(packPiece, int(r.len)-lo)
+	s.key, s.b = 0, slices.Grow(s.b[:0], n)[:n]
+	if _, err := tp.sp.readAt(s.b, r.off+int64(lo)); err != nil {
+		panic(&SpillError{err})
+	}
+	s.key = key + 1
+	return s
+}
+
+// writeBack writes the slot's piece back to the spill when changed; when
+// that fails, the piece is kept in memory from now on.
+func (tp *threadPack) writeBack(s *packSlot) {
+	if !s.dirty {
+		return
+	}
+	key := s.key - 1
+	at := tp.spilt[key>>16].off + int64(key&0xffff*packPiece)
+	s.dirty = false
+	if spillStats != nil {
+		spillStats.noteWrite(len(s.b))
+	}
+	if _, err := tp.sp.f.WriteAt(s.b, at); err != nil {
+		if tp.kept == nil {
+			tp.kept = map[int]*packSlot{}
+		}
+		tp.kept[key] = &packSlot{key: s.key, b: s.b}
+		s.key, s.b = 0, nil
+	}
+}
+
+// packedLen returns the length of the record packed at the start of p
+// (packThread), -1 when p holds only part of it.
+func packedLen(p []byte) int {
+	n := 0
+	next := func() (uint64, bool) {
+		v, w := binary.Uvarint(p[n:])
+		if w <= 0 {
+			return 0, false
+		}
+		n += w
+		return v, true
+	}
+	raw := func() bool {
+		l, ok := next()
+		if ok && l <= uint64(len(p)-n) {
+			n += int(l)
+			return true
+		}
+		return false
+	}
+	// The fields up to the name: flags, ID, Parent, Start, End, Time,
+	// Events, Carrier, Run's five, StartedAt, Carriers, Pinned, nSched.
+	for range 5 + len(Thread{}.Time) + 2 + 5 + 4 {
+		if _, ok := next(); !ok {
+			return -1
+		}
+	}
+	if !raw() || !raw() { // the name, the list
+		return -1
+	}
+	if _, ok := next(); !ok || !raw() { // tailAt, the tail
+		return -1
+	}
+	return n
 }
 
 // packThreads packs the ended Threads of m that can be (packable), once
@@ -197,10 +390,10 @@ func (tp *threadPack) at(loc uint32) []byte {
 func (m *Model) packThreads() {
 	tp := m.packed
 	if tp == nil {
-		tp = &threadPack{}
+		tp = &threadPack{sp: m.spill}
 	}
 	for len(tp.loc) < len(m.Threads) {
-		tp.loc = append(tp.loc, 0)
+		tp.loc, tp.ids = append(tp.loc, 0), append(tp.ids, 0)
 	}
 	var scratch []byte
 	for i, t := range m.Threads {
@@ -209,7 +402,7 @@ func (m *Model) packThreads() {
 		}
 		if t.Ended && packable(t) {
 			if loc, ok := tp.add(t, &scratch); ok {
-				tp.loc[i], m.Threads[i] = loc, nil
+				tp.loc[i], tp.ids[i], m.Threads[i] = loc, t.ID, nil
 				continue
 			}
 		}
@@ -282,7 +475,7 @@ func (m *Model) ThreadIDAt(i int) format.ThreadID {
 	if t := m.Threads[i]; t != nil {
 		return t.ID
 	}
-	return packedID(m.packed.at(m.packed.loc[i]))
+	return m.packed.ids[i]
 }
 
 // AllThreads yields the threads in the order of Threads with their index,
@@ -309,7 +502,7 @@ func (m *Model) updateThread(i int, t *Thread) {
 	head := len(scratch)
 	scratch = packRest(scratch, t)
 	old := tp.at(tp.loc[i])
-	if len(scratch) <= len(old) && string(scratch[:head]) == string(old[:head]) {
+	if len(scratch) <= packedLen(old) && string(scratch[:head]) == string(old[:head]) {
 		// The record is read field by field: what follows it is not
 		// read. Its fields up to its name are the same bytes, so the name
 		// a reader holds (NameOf's, a copy's from ThreadAt: strings into
@@ -319,7 +512,7 @@ func (m *Model) updateThread(i int, t *Thread) {
 		// thread's name in the report lost its first letter and gained a
 		// byte of the next field when LetGoTails shortened a field
 		// before it.
-		copy(old[head:], scratch[head:])
+		tp.overwrite(tp.loc[i], head, scratch[head:])
 		return
 	}
 	if loc, ok := tp.add(t, &scratch); ok {
@@ -376,7 +569,7 @@ func (m *Model) NameOf(id format.ThreadID) *string {
 		if t.Name == "" {
 			return &tp.names[i]
 		}
-		tp.names[i] = t.Name
+		tp.names[i] = strings.Clone(t.Name) // not the record's bytes
 	}
 	return &tp.names[i]
 }
@@ -448,14 +641,14 @@ func (b *Builder) packRetired(ts *tstate) {
 	}
 	m := b.m
 	if m.packed == nil {
-		m.packed = &threadPack{}
+		m.packed = &threadPack{sp: b.spill}
 	}
 	tp := m.packed
 	for len(tp.loc) < len(m.Threads) {
-		tp.loc = append(tp.loc, 0)
+		tp.loc, tp.ids = append(tp.loc, 0), append(tp.ids, 0)
 	}
 	t.Events = ts.events
 	if loc, ok := tp.add(t, &b.packBuf); ok {
-		tp.loc[ts.num], m.Threads[ts.num], ts.tp = loc, nil, nil
+		tp.loc[ts.num], tp.ids[ts.num], m.Threads[ts.num], ts.tp = loc, t.ID, nil, nil
 	}
 }

@@ -11,8 +11,18 @@ import (
 // TestThreadPackModel builds a Model as orca report does, its ended
 // Threads packed, and reads each back as the Model without packing has
 // it: by index, by ID, its name; and again after its tails are let go and
-// its blame blocks dropped (packed again in place).
+// its blame blocks dropped (packed again in place). Again with blocks of
+// 1 kB, in the spill once full, read back through a cache of 3 pieces of
+// 64 bytes: records across pieces, pieces read back and written back
+// changed, as the blocks of c5G-slow5's 1.3 M threads are.
 func TestThreadPackModel(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { threadPackModel(t, false) })
+	t.Run("spilt", func(t *testing.T) {
+		ThreadPackSizes(1<<10, 64, 3, func() { threadPackModel(t, true) })
+	})
+}
+
+func threadPackModel(t *testing.T, spilt bool) {
 	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
 		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
 		_, plain := testrec.OpenWith(t, prefix, opt)
@@ -28,6 +38,9 @@ func TestThreadPackModel(t *testing.T) {
 		if pm.PackedThreads() == 0 && ended > 0 {
 			t.Fatalf("no thread packed of %d ended", ended)
 		}
+		if spilt && pm.PackedThreads() > 40 && PackBlocksSpilt(pm) == 0 {
+			t.Fatalf("%d threads packed, no block in the spill", pm.PackedThreads())
+		}
 		if got, want := pm.Filter(nil).HoldersDoing(), m.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
 			t.Error("what the holders did differs with the Threads packed")
 		}
@@ -37,10 +50,10 @@ func TestThreadPackModel(t *testing.T) {
 		check := func(when string) {
 			for i, want := range m.AllThreads() {
 				got := pm.ThreadAt(i)
-				if !SamePacked(got, want) {
+				if !SameSpilled(pm, got, m, want) {
 					t.Fatalf("%s: thread %d: %+v, want %+v", when, i, *got, *want)
 				}
-				if byID := pm.Thread(want.ID); !SamePacked(byID, want) {
+				if byID := pm.Thread(want.ID); !SameSpilled(pm, byID, m, want) {
 					t.Fatalf("%s: Thread(%v): %+v", when, want.ID, byID)
 				}
 				if n := pm.NameOf(want.ID); n == nil || *n != want.Name {

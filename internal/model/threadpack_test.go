@@ -72,8 +72,8 @@ func TestThreadPack(t *testing.T) {
 		if !samePacked(&out, in) {
 			t.Errorf("thread %d: %+v back, want %+v", i, out, *in)
 		}
-		if id := packedID(p[1:]); id != in.ID {
-			t.Errorf("thread %d: packedID %v, want %v", i, id, in.ID)
+		if n := packedLen(append(p[1:], 0xee, 0xdd)); n != len(p)-1 {
+			t.Errorf("thread %d: packedLen %d, want %d", i, n, len(p)-1)
 		}
 	}
 	for name := range notKept {

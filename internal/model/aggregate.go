@@ -100,6 +100,11 @@ func sortLocks(ls []*Lock) {
 type aggregator struct {
 	m  *Model
 	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
+	// jucOpen: the threads whose parks of an acquire may be in juc, not
+	// yet added (Builder.releaseHandOffs reads the first's start), when
+	// listJuc (Options.DropIntervals).
+	jucOpen []*threadAgg
+	listJuc bool
 	// all: every thread is aggregated (by has every lock of the Model,
 	// with the whole recording's figures).
 	all bool
@@ -160,8 +165,10 @@ type threadAgg struct {
 	// last is juc's last.
 	juc     []Interval
 	jucPrev bool
-	waitEnd format.Time // end of the thread's latest wait segment
-	waitLen format.Time // length of the thread's latest wait, its segments so far
+	// jucListed: it is in aggregator.jucOpen.
+	jucListed bool
+	waitEnd   format.Time // end of the thread's latest wait segment
+	waitLen   format.Time // length of the thread's latest wait, its segments so far
 	// firsts: the locks the thread blocked or waited on, with its first
 	// time on each, until endThread gives them to the locks
 	// (lockAgg.waiters, waitedBy): a short list of the thread's own, not
@@ -519,6 +526,10 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			}
 		case Parked, Idle:
 			if iv.Acquire {
+				if ag.listJuc && !st.jucListed {
+					st.jucListed = true
+					ag.jucOpen = append(ag.jucOpen, st)
+				}
 				st.juc = append(st.juc, *iv)
 				st.jucPrev = true
 				continue

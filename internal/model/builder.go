@@ -194,7 +194,11 @@ type Builder struct {
 	// owning: the locks with owner changes in memory, which
 	// releaseChanges gives up to the spill once no contention still to be
 	// folded reads them (Options.DropIntervals).
-	owning      []*lstate
+	owning []*lstate
+	// handing: the j.u.c. locks with hand-offs in memory, which
+	// releaseHandOffs gives up to the spill once no park still to be
+	// aggregated reads them (Options.DropIntervals).
+	handing     []*lstate
 	heldChanges int // the owner changes in memory, Model.PeakOwnerChanges their most
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
@@ -1207,6 +1211,7 @@ func (b *Builder) seal() {
 	w := b.m.End - sealMargin
 	b.feedSealed()
 	b.releaseChanges()
+	b.releaseHandOffs(w)
 	b.splitWindows(w)
 	b.retire(w)
 }

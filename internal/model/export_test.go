@@ -20,6 +20,16 @@ import (
 // log's entries as they are made (giveBlame).
 func init() {
 	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch = 1, 0, 1, 1, 1, 1
+	handOffBatch = 1 // a lock's hand-offs given up to the spill one at a time
+}
+
+// HandOffsSpilled is how many hand-offs of the j.u.c. locks m gave up to
+// the spill (Builder.releaseHandOffs), and in how many pieces.
+func HandOffsSpilled(m *Model) (n, pieces int) {
+	for _, sp := range m.handSpill {
+		n, pieces = n+sp.n, pieces+len(sp.blks)
+	}
+	return n, pieces
 }
 
 // LateEntries is how many late entries m keeps.

@@ -1728,21 +1728,25 @@ type parkSlot struct {
 	ok  bool
 	hs  []OwnerChange
 	i   int
+	// w: what hs covers, read back from the spill when some of the
+	// lock's hand-offs are there (Model.handOffsOver).
+	w handOffWindow
 }
 
 // parkSlotBits is the bits of parkCursor's slot.
 const parkSlotBits = 12
 
-// at returns handOffAfter(m.handOffs[iv.Object], iv.Start) for iv, a park
-// in a lock's acquire, and that lock's hand-offs.
+// at returns handOffAfter(hs, iv.Start) for iv, a park in a lock's
+// acquire, and hs, that lock's hand-offs (those about iv's time, when
+// some are in the spill: Model.handOffsOver).
 func (c *parkCursor) at(m *Model, iv *Interval) (int, []OwnerChange) {
 	if c.slots == nil {
 		c.slots = make([]parkSlot, 1<<parkSlotBits)
 	}
 	x := &c.slots[(uint64(iv.Object)*0x9e3779b97f4a7c15)>>(64-parkSlotBits)]
-	if !x.ok || x.obj != iv.Object {
+	if !x.ok || x.obj != iv.Object || !x.w.covers(iv.Start, iv.End) {
 		x.obj, x.ok = iv.Object, true
-		x.hs = m.handOffs[iv.Object]
+		x.hs = m.handOffsOver(iv.Object, iv.Start, iv.End, &x.w)
 		x.i = handOffAfter(x.hs, iv.Start)
 	} else {
 		x.i = handOffFrom(x.hs, x.i, iv.Start)

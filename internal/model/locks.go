@@ -37,6 +37,11 @@ type lstate struct {
 	// j.u.c. lock's: the latest end of a park in an acquire of it, which
 	// a hand-off is not noted before (handOff).
 	clock format.Time
+	// acqOpen: the parks in an acquire of it open now, with
+	// Options.DropIntervals (releaseHandOffs); handing: it has hand-offs
+	// in memory (Builder.handing).
+	acqOpen []acqPark
+	handing bool
 	// cond: a blocker's conditionOf, as of Builder.condGen condGen
 	// (blockerCondition).
 	cond    *lstate

@@ -771,7 +771,8 @@ func (m *Model) BlameSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 // (Model.handOffs: a waiter before it in the queue, let in by the release
 // of the owner before). It returns false when yield did.
 func (m *Model) ParkSpans(th format.ThreadID, from format.Time, iv *Interval, yield func(OwnerSpan) bool) bool {
-	return parkSpans(th, from, iv.End, iv.ParkOwner(), m.handOffs[iv.Object], yield)
+	var w handOffWindow
+	return parkSpans(th, from, iv.End, iv.ParkOwner(), m.handOffsOver(iv.Object, from, iv.End, &w), yield)
 }
 
 // parkSpans is ParkSpans of a park of th from from to end whose owner when
@@ -944,7 +945,10 @@ type Model struct {
 	// of those others (ParkSpans). A fair lock's convoy blamed every
 	// waiter's whole park on the owner when it parked, the first holder,
 	// though the waiters before it held the lock in turn (Convoy.java).
-	handOffs   map[format.ObjectID][]OwnerChange
+	handOffs map[format.ObjectID][]OwnerChange
+	// handSpill: per lock, its hand-offs before those in handOffs, given
+	// up to the spill (Builder.releaseHandOffs; handOffsOver reads them).
+	handSpill  map[format.ObjectID]*handOffSpill
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
 	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind

@@ -80,6 +80,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		if of.acqParked < math.MaxUint16 {
 			of.acqParked++ // endParked's
 		}
+		b.parkBegun(ls, ts, ev.Time)
 	}
 	if acquire && ots != nil && ots.ended {
 		// Its owner had ended: it never released the lock (HoldSleep.java's
@@ -266,6 +267,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 	if o.iv.Acquire {
 		if o.ls != nil {
 			o.ls.clock = max(o.ls.clock, at) // handOff
+			b.parkEnded(o.ls, ts)
 		}
 		of := b.obj(o.iv.Object)
 		if of.acqParked > 0 && of.acqParked < math.MaxUint16 {
@@ -599,6 +601,12 @@ func (b *Builder) handOff(ls *lstate, obj format.ObjectID, at format.Time, th fo
 	if ls != nil {
 		at = max(at, ls.clock)
 	}
+	sp := m.handSpill[obj]
+	if sp != nil {
+		// Not before those given up to the spill (releaseHandOffs):
+		// the parks that read them are fed, as a park's behind ls.clock.
+		at = max(at, sp.last.At)
+	}
 	if m.handOffs == nil {
 		m.handOffs = map[format.ObjectID][]OwnerChange{}
 	}
@@ -607,8 +615,12 @@ func (b *Builder) handOff(ls *lstate, obj format.ObjectID, at format.Time, th fo
 	for i > 0 && hs[i-1].At > at {
 		i--
 	}
-	if i > 0 && hs[i-1].Owner == th {
+	if i > 0 && hs[i-1].Owner == th || i == 0 && sp != nil && sp.last.Owner == th {
 		return
 	}
 	m.handOffs[obj] = slices.Insert(hs, i, OwnerChange{At: at, Owner: th})
+	if ls != nil && !ls.handing && b.dropIntervals {
+		ls.handing = true
+		b.handing = append(b.handing, ls) // releaseHandOffs
+	}
 }

@@ -32,6 +32,7 @@ func TestSpill(t *testing.T) {
 	}
 	spans, lateLet, blameGiven, winsGiven, ownersSpilt, waitersSpilt, edgesSpilt := 0, 0, 0, 0, 0, 0, 0
 	changesKept, changesAll := 0, 0
+	handOffsSpilt, handOffParks := 0, 0
 	defer SetEdgeSpillSizes(3, 2)()
 	for _, way := range []string{"tmpfile", "dir", "drop", "chunks"} {
 		for _, path := range paths {
@@ -90,6 +91,12 @@ func TestSpill(t *testing.T) {
 				}
 				if mem := m.Filter(nil).HoldersDoingInMemory(); !reflect.DeepEqual(got, mem) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
+				}
+				// The parks' spans over the hand-offs read back from the
+				// spill (Builder.releaseHandOffs), as in memory.
+				if n, _ := HandOffsSpilled(m); n > 0 {
+					handOffsSpilt += n
+					handOffParks += checkParkSpans(t, mem.Model, m)
 				}
 				if way == "chunks" {
 					// The edges in the spill, in runs of 3 (edgespill.go).
@@ -165,6 +172,10 @@ func TestSpill(t *testing.T) {
 		t.Errorf("with Options.SpansFromLogs %d of the locks' %d owner changes kept: want some (the graph at the end reads them), at most half", changesKept, changesAll)
 	}
 	t.Logf("with Options.SpansFromLogs %d of the locks' %d owner changes kept", changesKept, changesAll)
+	if handOffsSpilt == 0 || handOffParks == 0 {
+		t.Errorf("%d hand-offs given up to the spill, %d parks read them: their spill is not tested", handOffsSpilt, handOffParks)
+	}
+	t.Logf("%d hand-offs given up to the spill, %d parks' spans compared", handOffsSpilt, handOffParks)
 	if edgesSpilt < 50 {
 		t.Errorf("only %d edges in the spill: their spill is little tested", edgesSpilt)
 	}
@@ -496,4 +507,28 @@ func TestSpillReadFails(t *testing.T) {
 	if !errors.As(err, &se) || !errors.Is(err, fault) || !strings.Contains(err.Error(), "temporary file") {
 		t.Errorf("holder-doing: what the holders did, from a spill that cannot be read: %v; want a *SpillError", err)
 	}
+}
+
+// checkParkSpans checks that m's ParkSpans of each park in an acquire of
+// a j.u.c. lock (its hand-offs read back from the spill) are mem's, and
+// returns how many parks it compared.
+func checkParkSpans(t *testing.T, mem, m *Model) int {
+	t.Helper()
+	n := 0
+	for _, th := range mem.Threads {
+		for i := range th.Intervals {
+			iv := &th.Intervals[i]
+			if !iv.Acquire || iv.State != Parked && iv.State != Idle {
+				continue
+			}
+			var got, want []OwnerSpan
+			m.ParkSpans(th.ID, iv.Start, iv, func(sp OwnerSpan) bool { got = append(got, sp); return true })
+			mem.ParkSpans(th.ID, iv.Start, iv, func(sp OwnerSpan) bool { want = append(want, sp); return true })
+			if !slices.Equal(got, want) {
+				t.Errorf("thread %v, park at %d on %v: spans %v from the spill, in memory %v", th.ID, iv.Start, iv.Object, got, want)
+			}
+			n++
+		}
+	}
+	return n
 }

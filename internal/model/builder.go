@@ -49,8 +49,9 @@ type Builder struct {
 	// slot (threadOf).
 	near []*tstate
 	// dense: the threads by the reader's dense number (reader.Columns),
-	// the latest found for each and its ID in the file (event).
-	dense []denseThread
+	// the latest found for each (event): the reader gives a number to
+	// another thread once its own has ended, so each is checked by its ID.
+	dense []*tstate
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
 	// Finalize, so a slab keeps nothing alive longer. tslab: their
@@ -677,25 +678,15 @@ func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 // of it.
 func (b *Builder) NameAfter(to format.Time) { b.rangeTo = to }
 
-// denseThread is a thread by the reader's dense number: the one its ID in
-// the file (the reader's, not aliased) named at its latest event.
-type denseThread struct {
-	ts *tstate
-	id format.ThreadID
-}
 
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) { b.event(ev, -1) }
 
 // denseID returns the ID in the file of the thread of dense number d,
-// which the reader's table has (threads): the copy beside the thread's
-// state, in the line that is read anyway (event), once it was found.
+// which the reader's table has (threads). The reader gives a number again
+// once its thread has ended, so the table is as long as the threads alive
+// at once (a few thousand): in the cache, unlike a copy kept by number.
 func (b *Builder) denseID(d uint32, threads []format.ThreadID) format.ThreadID {
-	if int(d) < len(b.dense) {
-		if e := &b.dense[d]; e.ts != nil {
-			return e.id
-		}
-	}
 	return threads[d]
 }
 
@@ -712,7 +703,6 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		}
 		return
 	}
-	raw := ev.Thread // before aliased
 	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
 		m.Cut.After++
 		return
@@ -747,16 +737,16 @@ func (b *Builder) event(ev *reader.Event, d int) {
 	var ts *tstate
 	if d >= 0 {
 		if d < len(b.dense) {
-			if c := b.dense[d].ts; c != nil && c.id == ev.Thread {
+			if c := b.dense[d]; c != nil && c.id == ev.Thread {
 				ts = c // its ID unchanged: not a thread's again (reuse, aliased)
 			}
 		}
 		if ts == nil {
 			ts = b.threadOf(ev)
 			for d >= len(b.dense) {
-				b.dense = append(b.dense, denseThread{})
+				b.dense = append(b.dense, nil)
 			}
-			b.dense[d] = denseThread{ts, raw}
+			b.dense[d] = ts
 		}
 	} else {
 		ts = b.threadOf(ev)

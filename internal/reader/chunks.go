@@ -80,7 +80,7 @@ type EachOptions struct {
 	// Columns, if set with Stacks, is called instead of Batch and fn with
 	// the events by column (see Columns), in the same runs as Batch's, in
 	// file order. The Columns and what they hold are valid only during
-	// the call, but for Threads and Frames.
+	// the call, but for Frames.
 	Columns func(*Columns) error
 }
 
@@ -159,9 +159,14 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 			t := opt.Stacks
 			fn = func(ev *Event) error {
 				c.reset()
-				c.add(ev, d.number(ev.Thread))
+				n := d.number(ev.Thread)
+				c.add(ev, n)
 				c.Threads, c.Frames = d.ids, t.Frames
-				return cols(&c)
+				err := cols(&c)
+				if ev.Kind == format.ThreadEnded && !ev.Carried {
+					d.end(n) // the row is handed on: its number is free
+				}
+				return err
 			}
 		}
 	}
@@ -366,10 +371,15 @@ type each struct {
 }
 
 // denseThreads numbers the threads of an EachEvent call with
-// EachOptions.Columns: 0, 1, … in order of first event in the file.
+// EachOptions.Columns: 0, 1, … in order of first event in the file, a
+// number given again once its thread has ended (Columns.Threads).
 type denseThreads struct {
 	ids []format.ThreadID // Columns.Threads
 	num map[format.ThreadID]uint32
+	// free: the numbers of threads ended, to give again; ended: those
+	// ended in the chunk being delivered, freed when its numbers (of) are
+	// made again: until then of may still name them.
+	free, ended []uint32
 	// The dense numbers of a chunkThreads' (of cache and stamp), by its
 	// numbers: each looked up once a chunk.
 	cache *stackCache
@@ -383,10 +393,27 @@ func (d *denseThreads) number(id format.ThreadID) uint32 {
 	if n, ok := d.num[id]; ok {
 		return n
 	}
-	n := uint32(len(d.ids))
-	d.ids = append(d.ids, id)
+	var n uint32
+	if k := len(d.free); k > 0 {
+		n, d.free = d.free[k-1], d.free[:k-1]
+		d.ids[n] = id
+	} else {
+		n = uint32(len(d.ids))
+		d.ids = append(d.ids, id)
+	}
 	d.num[id] = n
 	return n
+}
+
+// end frees number n, whose thread has ended: a later event of that
+// thread (HotSpot's exit locks the Thread object after ThreadEnd; a late
+// sample) is numbered again, like a thread never seen.
+func (d *denseThreads) end(n uint32) {
+	id := d.ids[n]
+	if m, ok := d.num[id]; ok && m == n { // not freed already (two ThreadEndeds)
+		delete(d.num, id)
+		d.free = append(d.free, n)
+	}
 }
 
 // stackIDs holds the opt.Stacks numbers of a stackCache's entries.
@@ -855,6 +882,10 @@ func (e *each) deliverCols(b *batch, ids []uint32) error {
 	ct := &b.stacks.threads
 	if b.stacks.cache != d.cache || b.stacks.stamp != d.stamp || len(d.of) > len(ct.ids) {
 		d.cache, d.stamp, d.of = b.stacks.cache, b.stacks.stamp, d.of[:0]
+		for _, n := range d.ended {
+			d.end(n)
+		}
+		d.ended = d.ended[:0]
 	}
 	for l := len(d.of); l < len(ct.ids); l++ {
 		d.of = append(d.of, d.number(ct.ids[l]))
@@ -904,6 +935,9 @@ func (e *each) deliverCols(b *batch, ids []uint32) error {
 			lines[i] += e.line
 		}
 		th[i] = of[th[i]]
+		if kinds[i] == format.ThreadEnded && aux[i]&auxCarried == 0 {
+			d.ended = append(d.ended, th[i])
+		}
 		if ids != nil {
 			st[i] = ids[st[i]]
 		} else {

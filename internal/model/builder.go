@@ -678,7 +678,6 @@ func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 // of it.
 func (b *Builder) NameAfter(to format.Time) { b.rangeTo = to }
 
-
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) { b.event(ev, -1) }
 

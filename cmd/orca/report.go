@@ -180,7 +180,7 @@ func runReport(u ui, args []string) error {
 	prof.heapAt("build")
 	ropt := report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON, Streamed: true, LetGoTails: true}
 	var steps *stepLine
-	if opt.Progress != nil {
+	if opt.Progress != nil && isTerminal(u.stderr) { // not ORCA_REPORT_HEAPPROFILE's alone
 		// The analyses after the read are a quarter of the report's time:
 		// their steps shown on the same line, with the time they take.
 		steps = newStepLine(u.stderr, rec.Prefix, time.Now)

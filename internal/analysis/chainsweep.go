@@ -449,6 +449,8 @@ type chainSweep struct {
 	relOf     []relGate
 	relShift  uint8
 	rels      []relRun
+	relWins   []relWin // by relRun.w - 1; relFree: those let go
+	relFree   []int32
 	relMem    [][]byte // without a spill: by run, its bytes still to read
 	relLocks  []model.LockRef
 	relLockOf map[model.LockRef]uint32
@@ -517,15 +519,24 @@ type sweepNode struct {
 	h1 int32
 }
 
-// relRun is a holder's releases in the spill: ref the bytes not yet read
-// (against prevB, the end of the last read), win those read that may
-// still cut an edge, in time order (ended after the bucket being
-// ordered began).
+// relRun is a holder's releases in the spill: ref the bytes not yet read,
+// w its window in relWins + 1 while it is read (0: not begun, or read and
+// let go): one for every thread that released a contended lock (1.33 M
+// at 5 GB), where a window in each was 56 bytes a run (135 MB of
+// c5G-slow5's report's live heap at its peak); a few thousand are read at
+// once.
 type relRun struct {
 	ref   model.ScratchRef
+	trimK int32 // the bucket win was trimmed for last
+	w     int32
+}
+
+// relWin is a run's window: prevB the end of the last release read (the
+// next is read against it), win those read that may still cut an edge,
+// in time order (ended after the bucket being ordered began).
+type relWin struct {
 	prevB format.Time
 	win   []relSpan
-	trimK int32 // the bucket win was trimmed for last
 }
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
@@ -797,6 +808,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// The holders' released stretches cut the edges in order alone:
 	// let go before the sweep.
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
+	s.relWins, s.relFree = nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
 	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
@@ -1159,24 +1171,37 @@ func (s *chainSweep) putReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
+	inMem := int(x) < len(s.relMem) && s.relMem[x] != nil
+	if r.w == 0 {
+		if r.ref.Len() == 0 && !inMem {
+			return nil // read and let go
+		}
+		if n := len(s.relFree); n > 0 {
+			r.w, s.relFree = s.relFree[n-1], s.relFree[:n-1]
+		} else {
+			s.relWins = append(s.relWins, relWin{})
+			r.w = int32(len(s.relWins))
+		}
+	}
+	rw := &s.relWins[r.w-1]
 	if k > int(r.trimK) {
 		// An edge of bucket k begins at its base or after: trimmed once
 		// a bucket (splitReleased finds an edge's first release by a
 		// search, whatever win holds before it).
 		r.trimK = int32(k)
 		base := s.base(k)
-		i, n := 0, len(r.win)
+		i, n := 0, len(rw.win)
 		for i < n {
 			h := int(uint(i+n) >> 1)
-			if r.win[h].b <= base {
+			if rw.win[h].b <= base {
 				i = h + 1
 			} else {
 				n = h
 			}
 		}
-		r.win = r.win[i:]
+		rw.win = rw.win[i:]
 	}
-	for len(r.win) == 0 || r.win[len(r.win)-1].a < b {
+	for len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b {
 		var p []byte
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			p = s.relMem[x]
@@ -1195,9 +1220,9 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			if n1 <= 0 || n2 <= 0 || n3 <= 0 {
 				break // cut by the piece's end: read again with the next
 			}
-			a := r.prevB + format.Time(da)
-			r.prevB = a + format.Time(ln)
-			r.win = append(r.win, relSpan{a, r.prevB, uint32(lk)})
+			a := rw.prevB + format.Time(da)
+			rw.prevB = a + format.Time(ln)
+			rw.win = append(rw.win, relSpan{a, rw.prevB, uint32(lk)})
 			used += n1 + n2 + n3
 		}
 		if used == 0 {
@@ -1211,7 +1236,15 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			r.ref = r.ref.Slice(used, r.ref.Len())
 		}
 	}
-	return r.win
+	if len(rw.win) == 0 && r.ref.Len() == 0 && (int(x) >= len(s.relMem) || s.relMem[x] == nil) {
+		// All read, none left that may cut an edge: its window let go.
+		// Later buckets begin later: none of its releases is read again.
+		s.relFree = append(s.relFree, r.w)
+		*rw = relWin{win: rw.win[:0]}
+		r.w = 0
+		return nil
+	}
+	return rw.win
 }
 
 // emit adds the edge from t to thread to over [a, b) within [lo, hi).

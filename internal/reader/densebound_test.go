@@ -21,7 +21,7 @@ func TestColumnsDenseBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := compactOf(t, text.Bytes(), 64<<10)
-	for _, opt := range []EachOptions{{Workers: 1}, {Workers: 2, ChunkSize: 256 << 10}} {
+	for _, opt := range []EachOptions{{Workers: 1, ChunkSize: 128 << 10}, {Workers: 2, ChunkSize: 256 << 10}} {
 		want, _ := eachRendered(t, data, opt, false)
 		got, _ := eachRendered(t, data, opt, true)
 		if len(got) != len(want) {

@@ -976,6 +976,14 @@ func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 	return m.IntervalsOf(t, buf), 0
 }
 
+// LetGoHolds lets go of the locks' hold times by stack, from which
+// Finalize made each Lock's Hold: a later View of some threads (Filter)
+// has its locks' figures without their hold times. For a reader that
+// makes no such View (orca report once its View is made:
+// report.Options.LetGoTails): 45 MB of c5G-slow5's report at its peak, the
+// wait chains' second pass.
+func (m *Model) LetGoHolds() { m.holds = nil }
+
 // LetGoTails lets go of the threads' tails (TailOf) of a Model built
 // with Options.DropIntervals: a later TailOf reads the thread's intervals
 // back from the spill, all of them. For a reader that asks for no tail

@@ -276,6 +276,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	b.m.LetGoOwnerChanges()
 	if opt.LetGoTails {
 		b.m.LetGoTails()
+		b.m.LetGoHolds()
 	}
 	if opt.Chains {
 		var total int

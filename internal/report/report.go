@@ -67,9 +67,11 @@ type Options struct {
 	Streamed bool
 	// LetGoTails: the Model is read by this Report alone (orca report):
 	// the threads' tails are let go once the hangs are found
-	// (model.Model.LetGoTails), before the wait chains. A later reader of
-	// the Model that asks for a tail reads the thread's intervals back
-	// from the spill.
+	// (model.Model.LetGoTails), before the wait chains, and the locks'
+	// hold times by stack, summed in their Hold already (LetGoHolds). A
+	// later reader of the Model that asks for a tail reads the thread's
+	// intervals back from the spill; a later View of some threads has no
+	// hold times.
 	LetGoTails bool
 }
 

@@ -1171,9 +1171,8 @@ func (s *chainSweep) putReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
-	inMem := int(x) < len(s.relMem) && s.relMem[x] != nil
 	if r.w == 0 {
-		if r.ref.Len() == 0 && !inMem {
+		if !s.relLeft(x) {
 			return nil // read and let go
 		}
 		if n := len(s.relFree); n > 0 {
@@ -1236,7 +1235,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			r.ref = r.ref.Slice(used, r.ref.Len())
 		}
 	}
-	if len(rw.win) == 0 && r.ref.Len() == 0 && (int(x) >= len(s.relMem) || s.relMem[x] == nil) {
+	if len(rw.win) == 0 && !s.relLeft(x) {
 		// All read, none left that may cut an edge: its window let go.
 		// Later buckets begin later: none of its releases is read again.
 		s.relFree = append(s.relFree, r.w)
@@ -1245,6 +1244,12 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 		return nil
 	}
 	return rw.win
+}
+
+// relLeft reports whether run x has releases not read yet: in the spill
+// (ref) or in memory (relMem, without a spill).
+func (s *chainSweep) relLeft(x int32) bool {
+	return s.rels[x].ref.Len() > 0 || int(x) < len(s.relMem) && s.relMem[x] != nil
 }
 
 // emit adds the edge from t to thread to over [a, b) within [lo, hi).

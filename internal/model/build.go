@@ -298,7 +298,10 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 				// The view's thread from the fold's own table, its stack
 				// not read (Builder.frames has it, stackCache.of).
 				cols.Fields(i, &view)
-				view.Thread = b.denseID(th[i], cols.Threads)
+				// The reader gives a number again once its thread has
+				// ended: its table is as long as the threads alive at
+				// once, in the cache.
+				view.Thread = cols.Threads[th[i]]
 				n++
 				if !view.Carried {
 					read++

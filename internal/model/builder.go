@@ -681,14 +681,6 @@ func (b *Builder) NameAfter(to format.Time) { b.rangeTo = to }
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) { b.event(ev, -1) }
 
-// denseID returns the ID in the file of the thread of dense number d,
-// which the reader's table has (threads). The reader gives a number again
-// once its thread has ended, so the table is as long as the threads alive
-// at once (a few thousand): in the cache, unlike a copy kept by number.
-func (b *Builder) denseID(d uint32, threads []format.ThreadID) format.ThreadID {
-	return threads[d]
-}
-
 // event is Event of an event whose thread has the dense number d in the
 // reader's Columns (-1: none): its thread is found by it in dense, a
 // slice, not by its ID in near or th (a cold miss an event).

@@ -269,7 +269,7 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 
 // pieceChunk is the chunk size of parallelPieces when EachOptions does
 // not say.
-var pieceChunk int64 = DefaultChunkSize / 2
+const pieceChunk = DefaultChunkSize / 2
 
 // streamEvents is the events of a batch of stream: 4096 Events, 600 kB,
 // stay in the caches between their decoding and their delivery.

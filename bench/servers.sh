@@ -37,9 +37,14 @@ AMQCP0=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geron
 # LuceneLoad only where liblucene8-java is installed (the other servers do not need it).
 LUCENE=/usr/share/java/lucene-core-8.7.0.jar
 DERBY=/usr/share/java/derby.jar
-if [ ! -e $CLS/JmsLoad.class ] || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; } || { [ -e $DERBY ] && [ ! -e $CLS/DerbyLoad.class ]; }; then
+# JmsLoad only where activemq is installed: a server's client is compiled with the others, and one
+# missing jar stopped them all (hsqldb on a machine without activemq).
+AMQJAR=/usr/share/activemq/lib/activemq-client.jar
+if [ ! -e $CLS/HsqlLoad.class ] || { [ -e $AMQJAR ] && [ ! -e $CLS/JmsLoad.class ]; } || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; } || { [ -e $DERBY ] && [ ! -e $CLS/DerbyLoad.class ]; }; then
   mkdir -p $CLS/servlet
-  srcs="$repo/bench/java/HsqlLoad.java $repo/bench/java/JmsLoad.java"
+  srcs="$repo/bench/java/HsqlLoad.java"
+  [ -e $AMQJAR ] && srcs="$srcs $repo/bench/java/JmsLoad.java"
+  [ "$srv" = activemq ] && [ ! -e $AMQJAR ] && { echo "bench/servers.sh: activemq needs $AMQJAR (apt-get install activemq)" >&2; exit 1; }
   [ -e $LUCENE ] && srcs="$srcs $repo/bench/java/LuceneLoad.java"
   [ -e $DERBY ] && srcs="$srcs $repo/bench/java/DerbyLoad.java"
   [ "$srv" = lucene ] && [ ! -e $LUCENE ] && { echo "bench/servers.sh: lucene needs $LUCENE (apt-get install liblucene8-java)" >&2; exit 1; }

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"unsafe"
+	"weak"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -327,6 +329,11 @@ type restState struct {
 	// go (Thread.unfold).
 	blameLast  format.Time
 	ivUnsorted bool
+	// The tstate's own fields, as it retired: a thread let go (letGo)
+	// is made again from them (wakeThread) when nothing held its tstate.
+	start, last, floor     format.Time
+	events                 int
+	seen, started, isEnded bool
 }
 
 // newRest is the restState of a thread first seen: no scheduler time.
@@ -467,7 +474,9 @@ func (b *Builder) giveBody(ts *tstate) {
 	}
 	t := b.tOf(ts)
 	rs := [1]restState{{ivBase: bd.ivs.base, ivPrev: bd.ivs.prev, ivUnsorted: bd.ivs.unsorted,
-		fed: bd.fed, spilt: bd.spilt, busy: bd.busy, schedAt: bd.schedAt, blameLast: t.unfold()}}
+		fed: bd.fed, spilt: bd.spilt, busy: bd.busy, schedAt: bd.schedAt, blameLast: t.unfold(),
+		start: ts.start, last: ts.last, floor: ts.floor, events: ts.events,
+		seen: ts.seen, started: ts.started, isEnded: ts.ended}}
 	b.spill.addTo(&t.spill, spillRest, bytesOf(rs[:]))
 	t.spill.set(b.keep(t.spill.bytes()))
 	bd.openBuf = [2]openIv{} // its pointers
@@ -579,9 +588,15 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		b.lastThread = ts
 		return ts
 	}
-	ts := b.th.get(id)
+	ts, n := b.th.find(id)
+	if ts == nil && n >= 0 {
+		ts = b.wakeThread(n)
+	}
 	if ts == nil {
-		if len(b.slab) == 0 {
+		if b.packThreads {
+			// One of its own, let go once retired and packed (letGo).
+			ts = new(tstate)
+		} else if len(b.slab) == 0 {
 			n := min(max(len(b.th.byNum), 1), threadSlab)
 			b.slab = make([]tstate, n)
 			if !b.packThreads {
@@ -590,8 +605,10 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		}
 		// Zero already: its fields set one by one (a whole tstate
 		// assigned was a copy of 1 kB through the write barrier).
-		ts = &b.slab[0]
-		b.slab = b.slab[1:]
+		if !b.packThreads {
+			ts = &b.slab[0]
+			b.slab = b.slab[1:]
+		}
 		if b.packThreads {
 			// One of its own: packed as it retires, it is let go, where
 			// one in a slab was kept for the slab's others alive.
@@ -643,8 +660,94 @@ func (b *Builder) known(id format.ThreadID) *tstate {
 			return ts
 		}
 	}
-	return b.th.get(id)
+	ts, n := b.th.find(id)
+	if ts == nil && n >= 0 {
+		ts = b.wakeThread(n)
+	}
+	return ts
 }
+
+// letGo lets go of ts, retired and packed: the fold's index keeps a weak
+// pointer to it (foldIndex.wk), its fields are in its state at rest
+// (restState, giveBody). What still holds it — a semaphore's kept
+// release, another thread's open state that waits for it, heldBy, a
+// stale entry of splitDue — keeps it the thread's (wakeThread finds the same
+// tstate again, so a comparison of pointers is as before); what holds it
+// no more lets the collector have it. None of those changes its fields;
+// the wait-for graph's maps do (floor), so a thread they hold is kept
+// (waitFor.holds).
+func (b *Builder) letGo(ts *tstate) {
+	if b.wf.holds(ts) {
+		return
+	}
+	x := b.th
+	if x.wk == nil {
+		x.ids = &b.m.packed.ids
+	}
+	for len(x.wk) < len(x.byNum) {
+		x.wk = append(x.wk, weak.Pointer[tstate]{})
+	}
+	x.wk[ts.num] = weak.Make(ts)
+	x.byNum[ts.num] = nil
+	if b.lastThread == ts {
+		b.lastThread = nil
+	}
+	if b.near != nil {
+		if s := &b.near[nearSlot(ts.id)]; *s == ts {
+			*s = nil
+		}
+	}
+	for i, d := range b.dense {
+		if d == ts {
+			b.dense[i] = nil
+		}
+	}
+	b.m.LetGoThreads++
+}
+
+// wakeThread returns the thread of number n, let go (letGo): its tstate when
+// something still held it, else one made again from its state at rest,
+// the same fields (tstate has none but those). Either is the index's
+// again until the end.
+func (b *Builder) wakeThread(n int) *tstate {
+	x := b.th
+	if wakeGC {
+		runtime.GC()
+	}
+	ts := x.wk[n].Value()
+	if ts == nil || checkWake {
+		t := b.m.ThreadAt(n)
+		if err := b.spill.flush(); err != nil {
+			panic(&SpillError{err})
+		}
+		rs, err := spillRead(b.spill, t.spill.of(spillRest), []restState(nil))
+		if err != nil {
+			panic(&SpillError{err})
+		}
+		if len(rs) != 1 {
+			panic(&SpillError{fmt.Errorf("thread %v: %d records of its state at rest in the spill, want 1", t.ID, len(rs))})
+		}
+		r := &rs[0]
+		w := &tstate{id: t.ID, body: &restBody, last: r.last, floor: r.floor, start: r.start,
+			events: r.events, num: uint32(n), seen: r.seen, started: r.started, ended: r.isEnded, retired: true}
+		if ts == nil {
+			ts = w
+			b.m.WokenThreads++
+		} else if *ts != *w {
+			panic(fmt.Sprintf("thread %v let go: %+v, made again %+v", t.ID, *ts, *w))
+		}
+	}
+	x.byNum[n], x.wk[n] = ts, weak.Pointer[tstate]{}
+	return ts
+}
+
+// checkWake has wakeThread make a thread let go again from its state at rest
+// even when its tstate is still held, and compare the two (the tests).
+var checkWake = false
+
+// wakeGC has wakeThread collect the garbage first (the tests: a tstate
+// nothing holds is then made again).
+var wakeGC = false
 
 // threadOf returns the thread of ev's line (thread).
 func (b *Builder) threadOf(ev *reader.Event) *tstate { return b.thread(ev.Thread, ev.Time) }
@@ -899,7 +1002,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		if tt := b.known(ev.Target); tt != nil && tt.started {
 			// Started again while it lives (reuse tells a thread that
 			// ended apart): the first start stands.
-			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.tOf(b.th.get(ev.Target)).Parent)
+			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.tOf(b.known(ev.Target)).Parent)
 			break
 		}
 		tt := b.thread(ev.Target, ev.Time)
@@ -1115,12 +1218,12 @@ func (b *Builder) reuse(raw format.ThreadID) {
 	if !ok {
 		cur = raw
 	}
-	ts := b.th.get(cur)
+	ts := b.known(cur)
 	if ts == nil || !b.tOf(ts).Ended || len(ts.body.open) > 0 {
 		return
 	}
 	id := cur + 1<<32
-	for b.th.get(id) != nil && id > cur {
+	for _, n := b.th.find(id); n >= 0 && id > cur; _, n = b.th.find(id) {
 		id += 1 << 32
 	}
 	if id < cur {
@@ -1408,6 +1511,9 @@ func (b *Builder) retire(w format.Time) {
 			b.giveBody(ts)
 			if b.packThreads {
 				b.packRetired(ts)
+				if ts.tp == nil {
+					b.letGo(ts)
+				}
 			}
 		}
 	}

@@ -38,6 +38,24 @@ type waitFor struct {
 	// broke, while its own wait has not changed since (a line behind can
 	// still change it before they broke: unbreak).
 	past map[*tstate][]int
+	// cycled: every thread ever in a cycle (members), which the fold does
+	// not let go (holds).
+	cycled map[*tstate]bool
+}
+
+// holds reports whether the graph's maps hold ts: a thread of a cycle,
+// one held to have entered late, one whose cycle another broke. Their
+// fields (floor) are changed through them, so the fold keeps them
+// (Builder.letGo): one made again from its state at rest would miss it.
+func (w *waitFor) holds(ts *tstate) bool {
+	if w.cycled[ts] {
+		return true
+	}
+	if _, ok := w.late[ts]; ok {
+		return true
+	}
+	_, ok := w.past[ts]
+	return ok
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
@@ -219,6 +237,12 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	}
 	w.active[key] = len(m.Deadlocks)
 	w.members[len(m.Deadlocks)] = slices.Clone(path)
+	if w.cycled == nil {
+		w.cycled = map[*tstate]bool{}
+	}
+	for _, ts := range path {
+		w.cycled[ts] = true
+	}
 	m.Deadlocks = append(m.Deadlocks, d)
 }
 

@@ -404,3 +404,15 @@ func SameSpilled(ma *Model, a *Thread, mb *Model, b *Thread) bool {
 	x.spill, y.spill = spillRef{}, spillRef{}
 	return samePacked(&x, &y)
 }
+
+// Every test of the package has wakeThread make a thread let go again from
+// its state at rest, and compare it with the tstate still held.
+func init() { checkWake = true }
+
+// WakeAfterGC has wakeThread collect the garbage first, for f: a thread
+// let go that nothing holds is made again from its state at rest.
+func WakeAfterGC(f func()) {
+	wakeGC = true
+	defer func() { wakeGC = false }()
+	f()
+}

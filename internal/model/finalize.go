@@ -33,7 +33,7 @@ func (b *Builder) Finalize() *Model {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}
 	for _, ts := range b.th.byNum {
-		if ts.body.hasUnpark {
+		if ts != nil && ts.body.hasUnpark { // nil: let go, its unpark given (giveBody)
 			b.unparks[ts.id] = ts.body.unpark
 		}
 	}
@@ -50,12 +50,21 @@ func (b *Builder) Finalize() *Model {
 		b.sites.extend(m, b.frames())
 	}
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
+	// letStart: by number, the start of the threads let go (letGo), read
+	// from their records here, for the sort by start below.
+	var letStart []format.Time
 	for i, t := range m.Threads {
 		ts := b.th.byNum[i]
 		if t == nil {
 			// Packed as it retired (packRetired), its events counted:
 			// its state at rest dropped from its record.
-			m.dropPacked(i, spillRest)
+			pt := m.dropPacked(i, spillRest)
+			if ts == nil {
+				if letStart == nil {
+					letStart = make([]format.Time, len(m.Threads))
+				}
+				letStart[i] = pt.Start
+			}
 			dropped = true
 			continue
 		}
@@ -120,9 +129,13 @@ func (b *Builder) Finalize() *Model {
 	}
 	keys := make([]byStartKey, len(m.Threads))
 	for i := range m.Threads {
-		ts := b.th.byNum[i]
-		keys[i] = byStartKey{ts.start, ts.id, i}
+		if ts := b.th.byNum[i]; ts != nil {
+			keys[i] = byStartKey{ts.start, ts.id, i}
+		} else {
+			keys[i] = byStartKey{letStart[i], b.th.idOf(i), i}
+		}
 	}
+	letStart = nil
 	slices.SortFunc(keys, func(a, b byStartKey) int {
 		if c := cmp.Compare(a.start, b.start); c != 0 {
 			return c
@@ -144,10 +157,14 @@ func (b *Builder) Finalize() *Model {
 		tp.loc, tp.ids = loc, ids
 	}
 	// Each tstate numbered as its Thread is now (Model.Thread of a
-	// packed one: ThreadAt), its place in the fold's index (byNum) kept.
+	// packed one: ThreadAt), and the fold's index in that order, for the
+	// threads let go, whose number is their place in it.
 	for i := range keys {
-		b.th.byNum[keys[i].i].num = uint32(i)
+		if ts := b.th.byNum[keys[i].i]; ts != nil {
+			ts.num = uint32(i)
+		}
 	}
+	b.th.renumber(func(i int) int { return keys[i].i })
 	b.feeding = nil
 	if b.dropIntervals && b.spill.err == nil {
 		// Every contention is fed: the owner changes go to the spill, and

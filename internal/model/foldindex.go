@@ -1,6 +1,10 @@
 package model
 
-import "orca/internal/format"
+import (
+	"weak"
+
+	"orca/internal/format"
+)
 
 // foldIndex is the fold's threads (Builder.th): in order of appearance
 // (byNum, tstate.num), and found by ID in a table of their numbers + 1 (0:
@@ -9,26 +13,54 @@ import "orca/internal/format"
 // seen, where a map[format.ThreadID]*tstate was ~28 (38 MB of c5G-slow5's
 // 1.33 M threads at the fold's end, its live peak with the report's).
 // Model.foldTh is the same until Finalize.
+//
+// A thread retired and packed is let go (Builder.letGo): byNum has nil in
+// its place, its ID is the packed one's (ids, Model.packed's), and wk a
+// weak pointer to its tstate, which is the thread's again while anything
+// still holds it (Builder.wakeThread): 16 bytes for a thread let go, where its
+// tstate was 64 (1.33 M threads at c5G-slow5, the fold's largest part of
+// its live heap, issue 34).
 type foldIndex struct {
 	slots []uint32
 	byNum []*tstate
+	ids   *[]format.ThreadID     // by number, of the threads let go: threadPack.ids
+	wk    []weak.Pointer[tstate] // by number, of the threads let go
 }
 
-// get returns the thread id, nil when none was seen.
+// get returns the thread id, nil when none was seen or it was let go.
 func (x *foldIndex) get(id format.ThreadID) *tstate {
+	ts, _ := x.find(id)
+	return ts
+}
+
+// find returns the thread id and its number: nil and its number when it
+// was let go; nil and -1 when none was seen.
+func (x *foldIndex) find(id format.ThreadID) (*tstate, int) {
 	if len(x.slots) == 0 {
-		return nil
+		return nil, -1
 	}
 	mask := len(x.slots) - 1
 	for i := threadSlot(id, len(x.slots)); ; i = (i + 1) & mask {
 		n := x.slots[i]
 		if n == 0 {
-			return nil
+			return nil, -1
 		}
-		if ts := x.byNum[n-1]; ts.id == id {
-			return ts
+		if ts := x.byNum[n-1]; ts != nil {
+			if ts.id == id {
+				return ts, int(n - 1)
+			}
+		} else if (*x.ids)[n-1] == id {
+			return nil, int(n - 1)
 		}
 	}
+}
+
+// idOf returns the ID of the thread numbered n.
+func (x *foldIndex) idOf(n int) format.ThreadID {
+	if ts := x.byNum[n]; ts != nil {
+		return ts.id
+	}
+	return (*x.ids)[n]
 }
 
 // add adds ts, numbered len(byNum) (tstate.num), of an ID not in x.
@@ -52,8 +84,8 @@ func (x *foldIndex) grow(n int) {
 		return
 	}
 	x.slots = make([]uint32, size)
-	for k, ts := range x.byNum {
-		x.put(ts.id, uint32(k+1))
+	for k := range x.byNum {
+		x.put(x.idOf(k), uint32(k+1))
 	}
 }
 
@@ -65,4 +97,26 @@ func (x *foldIndex) put(id format.ThreadID, n uint32) {
 		i = (i + 1) & mask
 	}
 	x.slots[i] = n
+}
+
+// renumber puts the threads in a new order: the one of number old(i) is
+// numbered i. The threads let go take their IDs from ids, which must be
+// in the new order already.
+func (x *foldIndex) renumber(old func(i int) int) {
+	by := make([]*tstate, len(x.byNum))
+	var wk []weak.Pointer[tstate]
+	if x.wk != nil {
+		wk = make([]weak.Pointer[tstate], len(x.byNum))
+	}
+	for i := range by {
+		by[i] = x.byNum[old(i)]
+		if wk != nil && old(i) < len(x.wk) {
+			wk[i] = x.wk[old(i)]
+		}
+	}
+	x.byNum, x.wk = by, wk
+	clear(x.slots)
+	for k := range x.byNum {
+		x.put(x.idOf(k), uint32(k+1))
+	}
 }

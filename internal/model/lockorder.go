@@ -148,7 +148,9 @@ func (b *Builder) sealOrder(ts *tstate) {
 // in the order of their first enter.
 func (b *Builder) sealOrders() {
 	for _, ts := range b.th.byNum {
-		b.sealOrder(ts)
+		if ts != nil { // nil: let go, sealed as it retired
+			b.sealOrder(ts)
+		}
 	}
 	sort.SliceStable(b.m.LockOrders, func(i, j int) bool {
 		x, y := &b.m.LockOrders[i], &b.m.LockOrders[j]

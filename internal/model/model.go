@@ -998,6 +998,11 @@ type Model struct {
 	// of them, but with Options.DropIntervals, which gives up a thread's
 	// once it has ended (Builder.retire) and puts them in the spill.
 	PeakSamples int
+	// LetGoThreads counts the threads whose fold state the fold let go
+	// as they retired (Builder.letGo, with Options.PackThreads), and
+	// WokenThreads those made again from their state at rest after,
+	// nothing having held the one let go (Builder.wakeThread).
+	LetGoThreads, WokenThreads int
 	// PeakOwnerChanges is the most owner changes (Lock.OwnerChanges) the
 	// fold held in memory at once: all of them, but with
 	// Options.DropIntervals (Builder.releaseChanges).
@@ -1137,11 +1142,12 @@ func (m *Model) BeforeStart(t format.Time) bool { return m.Attached && t <= m.St
 func (m *Model) Thread(id format.ThreadID) *Thread {
 	if m.byThread != nil || m.thIdx == nil {
 		if m.byThread == nil && m.foldTh != nil {
-			if ts := m.foldTh.get(id); ts != nil {
-				if ts.tp == nil {
-					return m.ThreadAt(int(ts.num)) // a copy
-				}
+			ts, n := m.foldTh.find(id)
+			if ts != nil && ts.tp != nil {
 				return ts.tp
+			}
+			if n >= 0 {
+				return m.ThreadAt(n) // a copy: packed (let go or not)
 			}
 			return nil
 		}
@@ -1199,12 +1205,15 @@ func (m *Model) indexThreads() {
 func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	if m.byThread == nil && m.thIdx == nil && m.foldTh != nil {
 		return func(yield func(format.ThreadID, *Thread) bool) {
-			for _, ts := range m.foldTh.byNum {
-				t := ts.tp
-				if t == nil {
-					t = m.ThreadAt(int(ts.num))
+			for n, ts := range m.foldTh.byNum {
+				var t *Thread
+				if ts != nil {
+					t = ts.tp
 				}
-				if !yield(ts.id, t) {
+				if t == nil {
+					t = m.ThreadAt(n)
+				}
+				if !yield(m.foldTh.idOf(n), t) {
 					return
 				}
 			}

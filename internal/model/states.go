@@ -213,7 +213,7 @@ func (b *Builder) endJoining(ts *tstate, o *openIv, at format.Time) {
 	}
 	// A join returns because its target ended, or because it timed
 	// out or was interrupted: only the first is an edge.
-	if tt := b.th.get(o.iv.Other); tt != nil && b.tOf(tt).Ended {
+	if tt := b.known(o.iv.Other); tt != nil && b.tOf(tt).Ended {
 		if b.tOf(tt).End <= at {
 			b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: ts.id, FromTime: b.tOf(tt).End, ToTime: at})
 		}

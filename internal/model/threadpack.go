@@ -598,16 +598,18 @@ func (m *Model) PackedThreads() int {
 }
 
 // dropPacked forgets the blocks of kind k of the packed thread of index
-// i (spillRef.drop), its record packed again in place.
-func (m *Model) dropPacked(i int, k spillKind) {
+// i (spillRef.drop), its record packed again in place, and returns the
+// thread (a copy).
+func (m *Model) dropPacked(i int, k spillKind) *Thread {
 	t := m.ThreadAt(i)
 	if !t.spill.has(k) {
-		return
+		return t
 	}
 	// Its list a copy of its own: drop writes it in place.
 	t.spill.set(append([]byte(nil), t.spill.bytes()...))
 	t.spill.drop(k)
 	m.updateThread(i, t)
+	return t
 }
 
 // foldThread returns ts's Thread in the fold: a packed one unpacked (a
@@ -619,6 +621,11 @@ func (m *Model) foldThread(ts *tstate) *Thread {
 		t := new(Thread)
 		unpackThread(t, m.packed.at(m.packed.loc[ts.num]))
 		ts.tp, m.Threads[ts.num] = t, t
+		if x := m.foldTh; x != nil && x.byNum[ts.num] == nil {
+			// Let go (Builder.letGo) and read through what still held
+			// it: the fold's again, unpacked (Finalize reads byNum's).
+			x.byNum[ts.num] = ts
+		}
 	}
 	return ts.tp
 }

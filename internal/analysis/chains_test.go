@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -371,12 +372,15 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
 	// And the threads behind each root kept made unique as they come,
-	// and the ordered buckets cut into flat ones of 1 µs at most.
-	defer func(p, c int, f format.Time) { relPiece, threadsCompact, flatSpan = p, c, f }(relPiece, threadsCompact, flatSpan)
+	// the ordered buckets cut into flat ones of 1 µs at most, and the
+	// roots kept's stretches written to the spill one at a time.
+	defer func(p, c int, f format.Time, g int) {
+		relPiece, threadsCompact, flatSpan, segBlock = p, c, f, g
+	}(relPiece, threadsCompact, flatSpan, segBlock)
 	for i, prefix := range append(prefixes, prefixes...) {
-		relPiece, threadsCompact, flatSpan = 256, 1024, math.MaxUint32
+		relPiece, threadsCompact, flatSpan, segBlock = 256, 1024, math.MaxUint32, 4<<10
 		if i >= len(prefixes) {
-			relPiece, threadsCompact, flatSpan = relMaxSize, 1, 1000
+			relPiece, threadsCompact, flatSpan, segBlock = relMaxSize, 1, 1000, 1
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
@@ -470,6 +474,46 @@ func TestEdgeLog(t *testing.T) {
 		}
 		if int(l.n) != len(want) {
 			t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+		}
+	}
+}
+
+// TestSegLog: a root kept's stretches, packed, some written to the spill
+// (segBlock), read back in order as added, those that go on from the
+// one before with as many waiters joined.
+func TestSegLog(t *testing.T) {
+	r := uint64(3)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	var want []rootSeg
+	at := format.Time(1_000_000)
+	for range 20000 {
+		a := at + format.Time(next()%3)*format.Time(next()%1_000_000)
+		g := rootSeg{a: a, b: a + 1 + format.Time(next()%(1<<33)), n: 1 + format.Time(next()%4)}
+		if l := len(want) - 1; l >= 0 && want[l].b == g.a && want[l].n == g.n {
+			want[l].b = g.b
+		} else {
+			want = append(want, g)
+		}
+		at = g.b
+	}
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		var l segLog
+		for _, g := range want {
+			// Each cut in two that join again.
+			m := g.a + (g.b-g.a)/2
+			l.add(g.a, m, g.n, sp)
+			l.add(m, g.b, g.n, sp)
+		}
+		if (sp != nil) != (len(l.spilt) > 0) || sp != nil && len(l.b) >= segBlock+3*binary.MaxVarintLen64 {
+			t.Fatalf("segLog (spill %v): %d blocks spilt, %d bytes held", sp != nil, len(l.spilt), len(l.b))
+		}
+		var room []byte
+		var got []rootSeg
+		for g := range l.all(sp, &room) {
+			got = append(got, g)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("segLog (spill %v): %d stretches read back, not as added (%d)", sp != nil, len(got), len(want))
 		}
 	}
 }

@@ -95,25 +95,33 @@ type rootSeg struct {
 // many waiters; those before packed in b, each as the zigzag varint of its
 // a less the one's before's b, then b-a and n (uvarints): ~8 bytes where a
 // rootSeg is 24, one for each change of a root kept's waiters (3.6 M at
-// c5G-slow5: 86 MB).
+// c5G-slow5: 86 MB). Once b holds segBlock bytes they go to the Model's
+// spill (spilt, read back by rootStates alone, once): held, they were
+// 26 MB of c5G-slow5's report at its peak, the end of pass 2.
 type segLog struct {
 	b     []byte
 	last  rootSeg
 	prevB format.Time // the last packed's b
+	spilt []model.ScratchRef
 }
 
-// add adds [a, b) with n waiters.
-func (l *segLog) add(a, b, n format.Time) {
+// segBlock is the bytes of a segLog's b written to the spill at a time
+// (a var: the tests write each stretch alone).
+var segBlock = 4 << 10
+
+// add adds [a, b) with n waiters; sp: the spill (nil: none).
+func (l *segLog) add(a, b, n format.Time, sp *model.Model) {
 	if l.last.n == n && l.last.b == a {
 		l.last.b = b
 		return
 	}
-	l.put()
+	l.put(sp)
 	l.last = rootSeg{a, b, n}
 }
 
-// put packs last.
-func (l *segLog) put() {
+// put packs last; a block of segBlock bytes goes to sp, when not nil
+// and the write does not fail.
+func (l *segLog) put(sp *model.Model) {
 	if l.last.n == 0 {
 		return
 	}
@@ -122,21 +130,40 @@ func (l *segLog) put() {
 	l.b = binary.AppendUvarint(l.b, uint64(g.b-g.a))
 	l.b = binary.AppendUvarint(l.b, uint64(g.n))
 	l.prevB, l.last = g.b, rootSeg{}
+	if len(l.b) >= segBlock && sp != nil {
+		if r, ok := sp.ScratchWrite(l.b); ok {
+			l.spilt = append(l.spilt, r)
+			l.b = l.b[:0]
+		}
+	}
 }
 
-// all yields the stretches in order, last included.
-func (l *segLog) all(yield func(rootSeg) bool) {
-	l.put()
-	prev := format.Time(0)
-	for b := l.b; len(b) > 0; {
-		da, n1 := binary.Varint(b)
-		ln, n2 := binary.Uvarint(b[n1:])
-		n, n3 := binary.Uvarint(b[n1+n2:])
-		b = b[n1+n2+n3:]
-		a := prev + format.Time(da)
-		prev = a + format.Time(ln)
-		if !yield(rootSeg{a, prev, format.Time(n)}) {
-			return
+// empty reports whether l has no stretch.
+func (l *segLog) empty() bool { return len(l.b) == 0 && len(l.spilt) == 0 && l.last.n == 0 }
+
+// all yields the stretches in order, last included: those spilt read
+// back from sp into room.
+func (l *segLog) all(sp *model.Model, room *[]byte) func(yield func(rootSeg) bool) {
+	return func(yield func(rootSeg) bool) {
+		l.put(nil)
+		prev := format.Time(0)
+		for i := 0; i <= len(l.spilt); i++ {
+			b := l.b
+			if i < len(l.spilt) {
+				*room = sp.ScratchRead(l.spilt[i], *room)
+				b = *room
+			}
+			for len(b) > 0 {
+				da, n1 := binary.Varint(b)
+				ln, n2 := binary.Uvarint(b[n1:])
+				n, n3 := binary.Uvarint(b[n1+n2:])
+				b = b[n1+n2+n3:]
+				a := prev + format.Time(da)
+				prev = a + format.Time(ln)
+				if !yield(rootSeg{a, prev, format.Time(n)}) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -402,11 +429,20 @@ type chainSweep struct {
 	dirty []int32
 
 	// accs: the roots' time and depth (pass 1), one for each thread ever
-	// a root; kept: the roots kept's chainAcc, by rank (sweepAcc.kept):
-	// pass 2's states and threads, their root, time and depth set from
-	// accs at the end.
+	// a root; kept: the roots kept's chainAcc, by rank (accKept): pass
+	// 2's states and threads, their root, time and depth set from accs
+	// at the end (top).
 	accs []sweepAcc
 	kept []chainAcc
+	// accKept: in pass 2, by entry of accs, its rank among the roots kept
+	// of the batch, else -1: all pass 2 asks of accs, 4 bytes an entry
+	// where accs and accEnd are 32 (with their growth's slack, 46 MB of
+	// c5G-slow5's report at its peak, the end of pass 2: both let go once
+	// pass 1 is ranked, and pass 2 makes no entry: those it would, for
+	// the nodes pass 1 gave none, are no root kept's: noAcc); top: the
+	// roots kept's entries of accs, by rank.
+	accKept []int32
+	top     []sweepAcc
 	// same: in pass 2, by node without one, the node its ID names when
 	// another (the index by ID let go).
 	same map[int32]int32
@@ -539,15 +575,19 @@ type relWin struct {
 	win   []relSpan
 }
 
-// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
-// and, for a root kept, its rank (chainSweep.kept), else -1: one for each
-// thread ever a root (1.33 M at 5 GB), where a chainAcc is 170 bytes.
+// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth):
+// one for each thread ever a root (1.33 M at 5 GB), where a chainAcc is
+// 170 bytes.
 type sweepAcc struct {
 	root  format.ThreadID
 	time  format.Time
 	depth int32
-	kept  int32
 }
+
+// noAcc is sweepNode.nodeAcc (and cycAcc) in pass 2 for a node whose
+// thread pass 1 gave no entry in accs: no root kept's (-1 is not yet
+// asked).
+const noAcc = -2
 
 // relGate is a node's entry of chainSweep.relOf: its run in rels + 1 (0:
 // it released no lock others contended for), and q, where the first of
@@ -806,7 +846,12 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
-	// let go before the sweep.
+	// let go before the sweep, with the released nodes' index (relNode,
+	// 5.5 MB of c5G-slow5's report at its peak, the end of pass 2); the
+	// ids, grown by one at each released node, copied to their size (of
+	// 12.7 MB there, ~2.5 MB the growth's slack).
+	s.relNode = nil
+	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	s.relWins, s.relFree = nil, nil
 	s.relNear = model.ScratchCache{}
@@ -839,6 +884,29 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	for k, ai := range order {
 		roots[k] = s.node.get(s.accs[ai].root)
 	}
+	ends := []int{len(order)}
+	if links > 0 {
+		ends = s.batches(order)
+	}
+	// Pass 1's entries let go (accs, accEnd): what pass 2 reads of them
+	// kept alone, each batch's stop and the roots kept's figures (top).
+	stops := make([]format.Time, len(ends))
+	b0 := 0
+	for bi, b1 := range ends {
+		for _, ai := range order[b0:b1] {
+			stops[bi] = max(stops[bi], s.accEnd[ai])
+		}
+		b0 = b1
+	}
+	s.top = make([]sweepAcc, len(order))
+	for k, ai := range order {
+		s.top[k] = s.accs[ai]
+	}
+	s.accKept = make([]int32, len(s.accs))
+	for i := range s.accKept {
+		s.accKept[i] = -1
+	}
+	s.accs, s.accEnd = nil, nil
 	s.same = map[int32]int32{}
 	for x := range s.nd {
 		if s.nd[x].nodeAcc >= 0 {
@@ -850,19 +918,18 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	}
 	s.node = nodeIndex{}
 	l := &ChainList{ids: s.ids, ons: s.ons, wide: s.wide, nodeBits: s.nodeBits, lkBits: s.lkBits}
-	ends := []int{len(order)}
 	if links > 0 {
-		ends = s.batches(order)
 		l.cs = make([]Chain, 0, len(order))
 	}
-	b0 := 0
+	b0 = 0
 	for bi, b1 := range ends {
 		if len(ends) > 1 {
 			s.step(StepChainsLinks, bi, len(ends))
 		} else {
 			s.step(StepChainsLinks, 0, 0)
 		}
-		s.pass2Batch(order[b0:b1], roots[b0:b1], b1 == len(order))
+		s.stop = stops[bi]
+		s.pass2Batch(order[b0:b1], roots[b0:b1], s.top[b0:b1], b1 == len(order))
 		if links == 0 {
 			l.kept, l.links, l.wideLinks = s.kept, s.links, s.wideLinks
 			break
@@ -875,14 +942,14 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 				c.Threads = slices.Clone(c.Threads)
 			}
 			l.cs = append(l.cs, c)
-			s.accs[ai].kept = -1
+			s.accKept[ai] = -1
 			l.kept[k], l.links[k] = chainAcc{}, nil
 		}
 		l.kept, l.links, l.wideLinks = nil, nil, nil
 		s.kept, s.links, s.wideLinks, s.segs = nil, nil, nil, nil
 		b0 = b1
 	}
-	s.accEnd = nil
+	s.top, s.accKept = nil, nil
 	return l, total
 }
 
@@ -938,10 +1005,11 @@ func (s *chainSweep) batches(order []int32) []int {
 	return ends
 }
 
-// pass2Batch runs pass 2 for the roots of accs order (nodes roots), then
-// splits their time by what they did; last: the last batch, after which
-// the forest is let go before the roots' intervals are read.
-func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
+// pass2Batch runs pass 2 for the roots of accs order (nodes roots, pass
+// 1's figures top) up to s.stop, then splits their time by what they
+// did; last: the last batch, after which the forest is let go before the
+// roots' intervals are read.
+func (s *chainSweep) pass2Batch(order, roots []int32, top []sweepAcc, last bool) {
 	if s.wide {
 		s.wideLinks = make([]map[linkKey]format.Time, len(order))
 	} else {
@@ -949,22 +1017,20 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	}
 	s.segs = make([]segLog, len(order))
 	s.kept = make([]chainAcc, len(order))
-	s.stop = 0
 	for k, ai := range order {
-		s.accs[ai].kept = int32(k)
+		s.accKept[ai] = int32(k)
 		if s.wide {
 			s.wideLinks[k] = map[linkKey]format.Time{}
 		} else {
 			s.links[k] = map[uint64]format.Time{}
 		}
-		s.stop = max(s.stop, s.accEnd[ai])
 	}
 	// A batch after another: its forest from nothing (reset, and the
 	// cycles' marks and the children a run stopped at s.stop left).
 	for i := range s.nd {
 		d := &s.nd[i]
 		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
-		d.selNode = d.nodeAcc >= 0 && s.accs[d.nodeAcc].kept >= 0
+		d.selNode = s.sel(d.nodeAcc)
 		d.selCyc = false
 	}
 	s.reset()
@@ -973,11 +1039,11 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
 		s.flat, s.cur2, s.dirty = nil, nil, nil
-		s.nd, s.relNode, s.same = nil, nil, nil
+		s.nd, s.same = nil, nil
 	}
 	s.rootStates(roots)
-	for k, ai := range order {
-		c, a := &s.kept[k], &s.accs[ai]
+	for k := range order {
+		c, a := &s.kept[k], &top[k]
 		c.root, c.time, c.depth = a.root, a.time, int(a.depth)
 	}
 }
@@ -1733,9 +1799,10 @@ func (s *chainSweep) accOf2(r int32) int32 {
 
 // nodeAccOf returns node x's thread's entry in accs, made when new: by
 // its thread's node (a released node's thread is its holder's), not by a
-// map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
+// map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB). In
+// pass 2 none is made: noAcc for a thread pass 1 gave none.
 func (s *chainSweep) nodeAccOf(x int32) int32 {
-	if s.nd[x].nodeAcc < 0 {
+	if s.nd[x].nodeAcc == -1 {
 		var p int32
 		if s.pass2 {
 			// The index let go (chains): the node of x's ID is x but
@@ -1747,9 +1814,13 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 		} else {
 			p = s.node.get(s.ids[x])
 		}
-		if s.nd[p].nodeAcc < 0 {
+		switch {
+		case s.nd[p].nodeAcc >= 0:
+		case s.pass2:
+			s.nd[p].nodeAcc = noAcc
+		default:
 			s.nd[p].nodeAcc = int32(len(s.accs))
-			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
+			s.accs = append(s.accs, sweepAcc{root: s.ids[p]})
 			s.accEnd = append(s.accEnd, 0)
 		}
 		s.nd[x].nodeAcc = s.nd[p].nodeAcc
@@ -1764,7 +1835,7 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 // selOf reports whether node x's thread's entry in accs is a root kept's
 // (pass 2): sel(nodeAccOf(x)), read in x's node.
 func (s *chainSweep) selOf(x int32) bool {
-	if s.nd[x].nodeAcc < 0 {
+	if s.nd[x].nodeAcc == -1 {
 		s.nodeAccOf(x)
 	}
 	return s.nd[x].selNode
@@ -1791,8 +1862,8 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	y := int32(to &^ srcBit)
 	s.flush(x, now)
 	r := s.root(y)
-	cyc := int32(-1)
-	if r == x {
+	cyc, isCyc := int32(-1), r == x // cyc noAcc: a cycle's of no entry (pass 2)
+	if isCyc {
 		// A cycle: y's chain leads back to x. Its root is its thread of
 		// the smallest id.
 		m := x
@@ -1807,7 +1878,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		// x's tree goes to r's root (or becomes a cycle); the rates on
 		// r's way change.
 		var to bool
-		if cyc >= 0 {
+		if isCyc {
 			to = s.sel(cyc)
 		} else {
 			to = s.selRoot(r)
@@ -1815,7 +1886,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		if s.selOf(x) || to {
 			s.flushTree(x, now)
 		}
-		if cyc < 0 && to {
+		if !isCyc && to {
 			s.flushPath(y, r, now)
 		}
 		s.nd[x].edgeAt = now
@@ -1824,7 +1895,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	if s.isSrc(x) {
 		s.addSelf(x, 1)
 	}
-	if cyc >= 0 {
+	if isCyc {
 		if s.pass2 {
 			for u := y; u != x; u = s.nd[u].par {
 				s.nd[u].onCyc = true
@@ -1846,7 +1917,16 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 // sel reports whether accs[ai] is a root kept (pass 2): the time of the
 // edges of its tree is added up, those of the others' trees are not, and
 // are taken as new when they go to a kept root's tree.
-func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
+func (s *chainSweep) sel(ai int32) bool { return s.keptOf(ai) >= 0 }
+
+// keptOf is accs[ai]'s rank among the roots kept (pass 2), -1 for none
+// (ai noAcc or -1 too).
+func (s *chainSweep) keptOf(ai int32) int32 {
+	if ai < 0 {
+		return -1
+	}
+	return s.accKept[ai]
+}
 
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
@@ -2082,19 +2162,19 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	if s.nd[r].cur < 0 {
 		ai = s.nodeAccOf(r)
 	}
-	acc := &s.accs[ai]
-	switch {
-	case !s.pass2:
+	if !s.pass2 {
 		s.accEnd[ai] = now
-		acc.time += n * (now - a)
-	case acc.kept < 0:
+		s.accs[ai].time += n * (now - a)
+		return
+	}
+	switch k := s.keptOf(ai); {
+	case k < 0:
 	case s.nd[r].cur >= 0:
-		s.kept[acc.kept].states[rootCycle] += n * (now - a)
+		s.kept[k].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
-		s.kept[acc.kept].states[rootReleased] += n * (now - a)
+		s.kept[k].states[rootReleased] += n * (now - a)
 	default:
-		k := acc.kept
-		s.segs[k].add(a, now, n)
+		s.segs[k].add(a, now, n, s.sp)
 	}
 }
 
@@ -2106,8 +2186,8 @@ func (s *chainSweep) rootStates(roots []int32) {
 	var buf []model.Interval
 	for k, r := range roots {
 		acc := &s.kept[k]
-		segs := s.segs[k].all
-		if len(s.segs[k].b) == 0 && s.segs[k].last.n == 0 {
+		segs := s.segs[k].all(s.sp, &s.room)
+		if s.segs[k].empty() {
 			continue
 		}
 		add := func(st int, n, p, q format.Time) {
@@ -2177,7 +2257,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	}
 	a := s.nd[x].edgeAt
 	s.nd[x].edgeAt = now
-	k := s.accs[ai].kept
+	k := s.keptOf(ai)
 	if now <= a || n == 0 || k < 0 {
 		return
 	}

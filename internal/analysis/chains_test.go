@@ -372,15 +372,16 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
 	// And the threads behind each root kept made unique as they come,
-	// the ordered buckets cut into flat ones of 1 µs at most, and the
-	// roots kept's stretches written to the spill one at a time.
-	defer func(p, c int, f format.Time, g int) {
-		relPiece, threadsCompact, flatSpan, segBlock = p, c, f, g
-	}(relPiece, threadsCompact, flatSpan, segBlock)
+	// the ordered buckets cut into flat ones of 1 µs at most, the roots
+	// kept's stretches written to the spill one at a time, and their
+	// links' times merged at each add.
+	defer func(p, c int, f format.Time, g, ls, lm int) {
+		relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = p, c, f, g, ls, lm
+	}(relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin)
 	for i, prefix := range append(prefixes, prefixes...) {
-		relPiece, threadsCompact, flatSpan, segBlock = 256, 1024, math.MaxUint32, 4<<10
+		relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = 256, 1024, math.MaxUint32, 4<<10, 8, 256
 		if i >= len(prefixes) {
-			relPiece, threadsCompact, flatSpan, segBlock = relMaxSize, 1, 1000, 1
+			relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = relMaxSize, 1, 1000, 1, 1, 1
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
@@ -514,6 +515,68 @@ func TestSegLog(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("segLog (spill %v): %d stretches read back, not as added (%d)", sp != nil, len(got), len(want))
+		}
+	}
+}
+
+// TestLinkSums: a root kept's links' times summed by sort and packed
+// (linkSums) are a map's sums, for keys of every width of their fields
+// and merges at every add, at a few, or at the end alone.
+func TestLinkSums(t *testing.T) {
+	defer func(ls, lm int) { linkLogShare, linkLogMin = ls, lm }(linkLogShare, linkLogMin)
+	r := uint64(5)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	for _, c := range []struct {
+		nodeBits, lkBits uint8
+		share, min, keys int
+	}{
+		{21, 14, 8, 256, 3000}, {21, 14, 1, 1, 500}, {3, 2, 2, 4, 100}, {31, 2, 8, 16, 5000},
+		{1, 1, 1, 1, 8}, {21, 14, 8, 1 << 30, 20000},
+	} {
+		linkLogShare, linkLogMin = c.share, c.min
+		want := map[uint64]format.Time{}
+		var l linkSums
+		keys := make([]uint64, c.keys)
+		for i := range keys {
+			x, to, lk := int32(next()&(1<<c.nodeBits-1)), int32(next()&(1<<c.nodeBits-1)), uint32(next()&(1<<c.lkBits-1))
+			if i%3 == 1 { // neighbours: the same x, or x and to
+				k := linkOf(keys[i-1], c.nodeBits, c.lkBits)
+				x = k.x
+				if i%2 == 0 {
+					to = k.to
+				}
+			}
+			keys[i] = linkWord(x, to, lk, c.nodeBits, c.lkBits)
+		}
+		keys[0] = 0
+		keys[len(keys)-1] = linkWord(1<<c.nodeBits-1, 1<<c.nodeBits-1, 1<<c.lkBits-1, c.nodeBits, c.lkBits)
+		for i := range 3 * c.keys {
+			w := keys[next()%uint64(len(keys))]
+			if i < len(keys) {
+				w = keys[i]
+			}
+			d := format.Time(1 + next()%(1<<(next()%50)))
+			want[w] += d
+			l.add(w, d, c.nodeBits, c.lkBits)
+		}
+		got := map[uint64]format.Time{}
+		prev, first := uint64(0), true
+		for w, d := range l.all(c.nodeBits, c.lkBits) {
+			if _, dup := got[w]; dup || !first && w <= prev {
+				t.Fatalf("%+v: key %x out of order or again", c, w)
+			}
+			got[w], prev, first = d, w, false
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v: %d sums, not a map's (%d)", c, len(got), len(want))
+		}
+		if l.n != len(want) || len(l.log) != 0 {
+			t.Fatalf("%+v: %d keys packed, %d in the log, want %d and 0", c, l.n, len(l.log), len(want))
+		}
+		for _, b := range l.chunks[:max(len(l.chunks)-1, 0)] {
+			if len(b) > linkChunk || len(b)+linkMaxSize <= linkChunk {
+				t.Fatalf("%+v: a chunk of %d bytes (chunks of %d)", c, len(b), linkChunk)
+			}
 		}
 	}
 }

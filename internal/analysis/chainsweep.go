@@ -197,6 +197,191 @@ func linkOf(w uint64, nodeBits, lkBits uint8) linkKey {
 	return linkKey{x: int32(w >> (nodeBits + lkBits)), to: int32(w >> lkBits & (1<<nodeBits - 1)), lk: uint32(w & (1<<lkBits - 1))}
 }
 
+// linkSums is a root kept's links' time by linkWord, summed by sort, not
+// in a map: the times added since the last merge in log, as they come;
+// the sums before, by key, packed in chunks (linkPack). When log holds as
+// many as an eighth of the keys packed (linkLogShare), it is sorted, its
+// repeats summed, and merged with the chunks into new ones, each old
+// chunk let go once read (what the merge holds beside them is log and a
+// chunk). ~10 bytes a link where a map[uint64]format.Time's slot was ~26
+// with its slack (c5G-slow5's 3.07 M links: 80.9 MB at the report's
+// peak, the end of pass 2). pass 2 adds ~1.5 times for each link (c128:
+// 192 K for 124 K links), so the merges' decode and pack again (about
+// linkLogShare times the links all told) are less than the map's misses
+// of the cache they take the place of.
+type linkSums struct {
+	log    []linkAdd
+	chunks [][]byte
+	n      int // the keys packed
+}
+
+// linkAdd is a time added to a link, by linkWord.
+type linkAdd struct {
+	w uint64
+	d format.Time
+}
+
+// linkLogShare: a linkSums' log is merged when it holds a 1/linkLogShare
+// of the keys packed, or linkLogMin adds (vars: the tests merge at every
+// add, or at a few).
+var linkLogShare, linkLogMin = 8, 256
+
+// linkChunk is a linkSums' chunk's bytes, at most (and at least, but the
+// last): the first grows as the links are added, the next are made of
+// that size.
+const linkChunk = 16 << 10
+
+// linkMaxSize is a link's most bytes packed.
+const linkMaxSize = 4 * binary.MaxVarintLen64
+
+// add adds d to link w's time.
+func (l *linkSums) add(w uint64, d format.Time, nodeBits, lkBits uint8) {
+	l.log = append(l.log, linkAdd{w, d})
+	if len(l.log) >= max(linkLogMin, l.n/linkLogShare) {
+		l.merge(nodeBits, lkBits)
+	}
+}
+
+// merge sorts log, sums its repeats and merges it with the chunks.
+func (l *linkSums) merge(nodeBits, lkBits uint8) {
+	if len(l.log) == 0 {
+		return
+	}
+	slices.SortFunc(l.log, func(x, y linkAdd) int { return cmp.Compare(x.w, y.w) })
+	log, j := l.log, 0
+	for i := 1; i < len(log); i++ {
+		if log[i].w == log[j].w {
+			log[j].d += log[i].d
+		} else {
+			j++
+			log[j] = log[i]
+		}
+	}
+	log = log[:j+1]
+	old := l.chunks
+	r := linkReader{chunks: old, nodeBits: nodeBits, lkBits: lkBits, free: true}
+	w := linkWriter{nodeBits: nodeBits, lkBits: lkBits}
+	pw, pd, ok := r.next()
+	for _, a := range log {
+		for ok && pw < a.w {
+			w.put(pw, pd)
+			pw, pd, ok = r.next()
+		}
+		if ok && pw == a.w {
+			w.put(pw, pd+a.d)
+			pw, pd, ok = r.next()
+		} else {
+			w.put(a.w, a.d)
+		}
+	}
+	for ; ok; pw, pd, ok = r.next() {
+		w.put(pw, pd)
+	}
+	l.chunks, l.n = w.chunks(), w.n
+	l.log = l.log[:0]
+}
+
+// all yields each link's sum, by key (merged first).
+func (l *linkSums) all(nodeBits, lkBits uint8) func(yield func(uint64, format.Time) bool) {
+	return func(yield func(uint64, format.Time) bool) {
+		l.merge(nodeBits, lkBits)
+		r := linkReader{chunks: l.chunks, nodeBits: nodeBits, lkBits: lkBits}
+		for w, d, ok := r.next(); ok; w, d, ok = r.next() {
+			if !yield(w, d) {
+				return
+			}
+		}
+	}
+}
+
+// A link packed (linkSums' chunks), after the one before (x, to and lk
+// 0 before the first): x less the one before's x; to, less the one
+// before's if x is the same (the keys are in order); lk, less the one
+// before's if x and to are; then the sum (uvarints, ~10 bytes a link at
+// c5G-slow5: 1 for x, 3 for to and 2 for lk mostly, a few for the sum).
+
+// linkWriter packs links in order.
+type linkWriter struct {
+	full             [][]byte
+	cur              []byte
+	x, to            uint64
+	lk               uint64
+	n                int
+	nodeBits, lkBits uint8
+}
+
+// put packs link w's sum d, w after the one before.
+func (p *linkWriter) put(w uint64, d format.Time) {
+	k := linkOf(w, p.nodeBits, p.lkBits)
+	x, to, lk := uint64(k.x), uint64(k.to), uint64(k.lk)
+	if len(p.cur)+linkMaxSize > linkChunk {
+		p.full = append(p.full, p.cur)
+		p.cur = make([]byte, 0, linkChunk)
+	}
+	b := binary.AppendUvarint(p.cur, x-p.x)
+	switch {
+	case x != p.x:
+		b = binary.AppendUvarint(b, to)
+		b = binary.AppendUvarint(b, lk)
+	case to != p.to:
+		b = binary.AppendUvarint(b, to-p.to)
+		b = binary.AppendUvarint(b, lk)
+	default:
+		b = binary.AppendUvarint(b, 0)
+		b = binary.AppendUvarint(b, lk-p.lk)
+	}
+	p.cur = binary.AppendUvarint(b, uint64(d))
+	p.x, p.to, p.lk = x, to, lk
+	p.n++
+}
+
+// chunks returns the chunks packed.
+func (p *linkWriter) chunks() [][]byte {
+	if len(p.cur) == 0 {
+		return p.full
+	}
+	return append(p.full, p.cur)
+}
+
+// linkReader reads the links packed in chunks, in order; free: each
+// chunk let go (nil in chunks) once read.
+type linkReader struct {
+	chunks           [][]byte
+	i                int
+	b                []byte
+	x, to, lk        uint64
+	nodeBits, lkBits uint8
+	free             bool
+}
+
+// next returns the next link's key and sum, ok false after the last.
+func (r *linkReader) next() (w uint64, d format.Time, ok bool) {
+	for len(r.b) == 0 {
+		if r.i == len(r.chunks) {
+			return 0, 0, false
+		}
+		r.b = r.chunks[r.i]
+		if r.free {
+			r.chunks[r.i] = nil
+		}
+		r.i++
+	}
+	dx, n1 := binary.Uvarint(r.b)
+	v2, n2 := binary.Uvarint(r.b[n1:])
+	v3, n3 := binary.Uvarint(r.b[n1+n2:])
+	sum, n4 := binary.Uvarint(r.b[n1+n2+n3:])
+	r.b = r.b[n1+n2+n3+n4:]
+	switch {
+	case dx != 0:
+		r.x, r.to, r.lk = r.x+dx, v2, v3
+	case v2 != 0:
+		r.to, r.lk = r.to+v2, v3
+	default:
+		r.lk += v3
+	}
+	return linkWord(int32(r.x), int32(r.to), uint32(r.lk), r.nodeBits, r.lkBits), format.Time(sum), true
+}
+
 // edgeLog is a bucket's edges packed, in the order they were added: for
 // each, the difference of its a from the edge's before (zigzag varint;
 // the first's from the bucket's start), b-a, the difference of its from
@@ -454,7 +639,7 @@ type chainSweep struct {
 	pass2 bool
 	// links: by acc kept (its kept), its links' time, by linkWord (wide
 	// false) or by linkKey (wide).
-	links            []map[uint64]format.Time
+	links            []linkSums
 	wideLinks        []map[linkKey]format.Time
 	wide             bool
 	nodeBits, lkBits uint8
@@ -943,7 +1128,12 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 			}
 			l.cs = append(l.cs, c)
 			s.accKept[ai] = -1
-			l.kept[k], l.links[k] = chainAcc{}, nil
+			l.kept[k] = chainAcc{}
+			if l.wide {
+				l.wideLinks[k] = nil
+			} else {
+				l.links[k] = linkSums{}
+			}
 		}
 		l.kept, l.links, l.wideLinks = nil, nil, nil
 		s.kept, s.links, s.wideLinks, s.segs = nil, nil, nil, nil
@@ -1013,7 +1203,7 @@ func (s *chainSweep) pass2Batch(order, roots []int32, top []sweepAcc, last bool)
 	if s.wide {
 		s.wideLinks = make([]map[linkKey]format.Time, len(order))
 	} else {
-		s.links = make([]map[uint64]format.Time, len(order))
+		s.links = make([]linkSums, len(order))
 	}
 	s.segs = make([]segLog, len(order))
 	s.kept = make([]chainAcc, len(order))
@@ -1021,8 +1211,6 @@ func (s *chainSweep) pass2Batch(order, roots []int32, top []sweepAcc, last bool)
 		s.accKept[ai] = int32(k)
 		if s.wide {
 			s.wideLinks[k] = map[linkKey]format.Time{}
-		} else {
-			s.links[k] = map[uint64]format.Time{}
 		}
 	}
 	// A batch after another: its forest from nothing (reset, and the
@@ -1060,7 +1248,7 @@ type ChainList struct {
 	ids              []format.ThreadID
 	ons              []onKey
 	kept             []chainAcc
-	links            []map[uint64]format.Time
+	links            []linkSums
 	wideLinks        []map[linkKey]format.Time
 	wide             bool
 	nodeBits, lkBits uint8
@@ -1115,8 +1303,10 @@ func (l *ChainList) hops(k int) map[hop]format.Time {
 		}
 		return links
 	}
-	links = make(map[hop]format.Time, len(l.links[k]))
-	for w, d := range l.links[k] {
+	ls := &l.links[k]
+	ls.merge(l.nodeBits, l.lkBits)
+	links = make(map[hop]format.Time, ls.n)
+	for w, d := range ls.all(l.nodeBits, l.lkBits) {
 		add(linkOf(w, l.nodeBits, l.lkBits), d)
 	}
 	return links
@@ -2265,7 +2455,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	if to := int32(s.nd[x].curTo &^ srcBit); s.wide {
 		s.wideLinks[k][linkKey{x, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
 	} else {
-		s.links[k][linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
+		s.links[k].add(linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits), format.Time(n)*(now-a), s.nodeBits, s.lkBits)
 	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {

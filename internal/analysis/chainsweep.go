@@ -816,19 +816,24 @@ const relMaxSize = 3 * binary.MaxVarintLen64
 // recording. IDs above (the identity hashes a recording's threads may
 // have) are in a table probed in place, as model's probeTab: a map's
 // look-up was two misses of the cache or three (its control word, its
-// slot), ~2 s of the 1 GB synthetic recording's report (issue 34).
+// slot), ~2 s of the 1 GB synthetic recording's report (issue 34). IDs
+// of more than 32 bits (none in a recording seen: a JVM's thread IDs and
+// identity hashes are 32-bit) are in a map (huge), so that a slot of the
+// table is 8 bytes, not 16 (32 MB of c5G-slow5's report at the peak of
+// order, the report's once pass 2's was cut).
 type nodeIndex struct {
 	by  []int32 // by ID: the node + 1, 0 for none
 	far []farNode
 	// farN: the IDs in far; farShift: 64 - log2(len(far)).
 	farN     int
 	farShift uint8
+	huge     map[format.ThreadID]int32
 }
 
 // farNode is a slot of nodeIndex.far: id, and its node + 1 (0: an empty
 // slot).
 type farNode struct {
-	id format.ThreadID
+	id uint32
 	n  int32
 }
 
@@ -837,19 +842,23 @@ func (x *nodeIndex) reset(ids []format.ThreadID) {
 	// The slice is at most 4 entries a thread (and 1024): IDs above go
 	// to the map.
 	lim := format.ThreadID(4*len(ids) + 1024)
-	hi, far := format.ThreadID(0), 0
+	hi, far, huge := format.ThreadID(0), 0, 0
 	for _, id := range ids {
-		if id < lim {
+		switch {
+		case id < lim:
 			hi = max(hi, id)
-		} else {
+		case id>>32 == 0:
 			far++
+		default:
+			huge++
 		}
 	}
-	if near := len(ids) - far; near < int(hi+1)/16 && hi >= 1024 {
+	x.huge = nil
+	if near := len(ids) - far - huge; near < int(hi+1)/16 && hi >= 1024 {
 		// Few IDs below lim, spread over it (identity hashes: 1 in 800
 		// of 32-bit ones is below 5.3 M, c5G's lim; its slice was 21 MB
 		// for ~1 600 of them, at the report's peak): all in the table.
-		far = len(ids)
+		far = len(ids) - huge
 		x.by = nil
 	} else {
 		x.by = make([]int32, hi+1)
@@ -875,9 +884,13 @@ func (x *nodeIndex) lookup(id format.ThreadID) (int32, bool) {
 		n := x.by[id]
 		return n - 1, n > 0
 	}
+	if id>>32 != 0 {
+		n, ok := x.huge[id]
+		return n, ok
+	}
 	mask := len(x.far) - 1
 	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
-		if f := &x.far[i]; f.n == 0 || f.id == id {
+		if f := &x.far[i]; f.n == 0 || f.id == uint32(id) {
 			return f.n - 1, f.n > 0
 		}
 	}
@@ -903,16 +916,23 @@ func (x *nodeIndex) set(id format.ThreadID, n int32) {
 		x.by[id] = n + 1
 		return
 	}
+	if id>>32 != 0 {
+		if x.huge == nil {
+			x.huge = map[format.ThreadID]int32{}
+		}
+		x.huge[id] = n
+		return
+	}
 	if 4*(x.farN+1) > 3*len(x.far) {
 		x.growFar()
 	}
 	mask := len(x.far) - 1
 	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
-		if f := &x.far[i]; f.n == 0 || f.id == id {
+		if f := &x.far[i]; f.n == 0 || f.id == uint32(id) {
 			if f.n == 0 {
 				x.farN++
 			}
-			f.id, f.n = id, n+1
+			f.id, f.n = uint32(id), n+1
 			return
 		}
 	}
@@ -925,7 +945,7 @@ func (x *nodeIndex) growFar() {
 	x.farShift--
 	for _, f := range old {
 		if f.n > 0 {
-			x.set(f.id, f.n-1)
+			x.set(format.ThreadID(f.id), f.n-1)
 		}
 	}
 }

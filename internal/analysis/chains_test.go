@@ -581,6 +581,33 @@ func TestLinkSums(t *testing.T) {
 	}
 }
 
+// TestReleasesInWindow: a holder's window holds the releases an edge
+// asks for and the first that begins after its end, not the rest of the
+// piece read (releasesIn), with a spill or without; the next edges read
+// on from there.
+func TestReleasesInWindow(t *testing.T) {
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
+		for i := range 200 {
+			a := format.Time(100 * i)
+			s.addRelease(a, a+10, model.LockRef{Object: format.ObjectID(1 + i%3)})
+		}
+		s.putReleases()
+		for _, b := range []format.Time{550, 551, 5_000, 19_950, 30_000} {
+			win := s.releasesIn(0, 0, b)
+			want := min(int(b+99)/100+1, 200) // those that begin before b, and the next
+			if len(win) != want || win[len(win)-1].a != format.Time(100*(want-1)) {
+				t.Fatalf("spill %v, an edge ending at %d: a window of %d releases, want %d", sp != nil, b, len(win), want)
+			}
+			for i, r := range win {
+				if r.a != format.Time(100*i) || r.b != r.a+10 || s.relLocks[r.lock].Object != format.ObjectID(1+i%3) {
+					t.Fatalf("spill %v: release %d read back as %+v", sp != nil, i, r)
+				}
+			}
+		}
+	}
+}
+
 // spilledModel is a Model built with a spill, for its ScratchWrite.
 func spilledModel(t *testing.T) *model.Model {
 	t.Helper()

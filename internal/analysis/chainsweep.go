@@ -1443,7 +1443,11 @@ func (s *chainSweep) putReleases() {
 
 // releasesIn returns node y's releases that may cut an edge of bucket k
 // ending at b: its window, those ended before bucket k let go, read on
-// until one begins at or after b (or none is left).
+// until one begins at or after b (or none is left). A piece read is
+// decoded that far alone, the rest read again (from relNear) when an edge
+// asks: decoded whole, a piece's ~40 releases, most never asked for,
+// stayed in the window until their bucket (125–156 MB of the windows at
+// c5G-slow5's report's peak, in order).
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
@@ -1488,7 +1492,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			break
 		}
 		used := 0
-		for used < len(p) {
+		for used < len(p) && (len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b) {
 			da, n1 := binary.Uvarint(p[used:])
 			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
 			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -371,12 +372,16 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
 	// And the threads behind each root kept made unique as they come,
-	// and the ordered buckets cut into flat ones of 1 µs at most.
-	defer func(p, c int, f format.Time) { relPiece, threadsCompact, flatSpan = p, c, f }(relPiece, threadsCompact, flatSpan)
+	// the ordered buckets cut into flat ones of 1 µs at most, the roots
+	// kept's stretches written to the spill one at a time, and their
+	// links' times merged at each add.
+	defer func(p, c int, f format.Time, g, ls, lm int) {
+		relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = p, c, f, g, ls, lm
+	}(relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin)
 	for i, prefix := range append(prefixes, prefixes...) {
-		relPiece, threadsCompact, flatSpan = 256, 1024, math.MaxUint32
+		relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = 256, 1024, math.MaxUint32, 4<<10, 8, 256
 		if i >= len(prefixes) {
-			relPiece, threadsCompact, flatSpan = relMaxSize, 1, 1000
+			relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = relMaxSize, 1, 1000, 1, 1, 1
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
@@ -470,6 +475,135 @@ func TestEdgeLog(t *testing.T) {
 		}
 		if int(l.n) != len(want) {
 			t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+		}
+	}
+}
+
+// TestSegLog: a root kept's stretches, packed, some written to the spill
+// (segBlock), read back in order as added, those that go on from the
+// one before with as many waiters joined.
+func TestSegLog(t *testing.T) {
+	r := uint64(3)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	var want []rootSeg
+	at := format.Time(1_000_000)
+	for range 20000 {
+		a := at + format.Time(next()%3)*format.Time(next()%1_000_000)
+		g := rootSeg{a: a, b: a + 1 + format.Time(next()%(1<<33)), n: 1 + format.Time(next()%4)}
+		if l := len(want) - 1; l >= 0 && want[l].b == g.a && want[l].n == g.n {
+			want[l].b = g.b
+		} else {
+			want = append(want, g)
+		}
+		at = g.b
+	}
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		var l segLog
+		for _, g := range want {
+			// Each cut in two that join again.
+			m := g.a + (g.b-g.a)/2
+			l.add(g.a, m, g.n, sp)
+			l.add(m, g.b, g.n, sp)
+		}
+		if (sp != nil) != (len(l.spilt) > 0) || sp != nil && len(l.b) >= segBlock+3*binary.MaxVarintLen64 {
+			t.Fatalf("segLog (spill %v): %d blocks spilt, %d bytes held", sp != nil, len(l.spilt), len(l.b))
+		}
+		var room []byte
+		var got []rootSeg
+		for g := range l.all(sp, &room) {
+			got = append(got, g)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("segLog (spill %v): %d stretches read back, not as added (%d)", sp != nil, len(got), len(want))
+		}
+	}
+}
+
+// TestLinkSums: a root kept's links' times summed by sort and packed
+// (linkSums) are a map's sums, for keys of every width of their fields
+// and merges at every add, at a few, or at the end alone.
+func TestLinkSums(t *testing.T) {
+	defer func(ls, lm int) { linkLogShare, linkLogMin = ls, lm }(linkLogShare, linkLogMin)
+	r := uint64(5)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	for _, c := range []struct {
+		nodeBits, lkBits uint8
+		share, min, keys int
+	}{
+		{21, 14, 8, 256, 3000}, {21, 14, 1, 1, 500}, {3, 2, 2, 4, 100}, {31, 2, 8, 16, 5000},
+		{1, 1, 1, 1, 8}, {21, 14, 8, 1 << 30, 20000},
+	} {
+		linkLogShare, linkLogMin = c.share, c.min
+		want := map[uint64]format.Time{}
+		var l linkSums
+		keys := make([]uint64, c.keys)
+		for i := range keys {
+			x, to, lk := int32(next()&(1<<c.nodeBits-1)), int32(next()&(1<<c.nodeBits-1)), uint32(next()&(1<<c.lkBits-1))
+			if i%3 == 1 { // neighbours: the same x, or x and to
+				k := linkOf(keys[i-1], c.nodeBits, c.lkBits)
+				x = k.x
+				if i%2 == 0 {
+					to = k.to
+				}
+			}
+			keys[i] = linkWord(x, to, lk, c.nodeBits, c.lkBits)
+		}
+		keys[0] = 0
+		keys[len(keys)-1] = linkWord(1<<c.nodeBits-1, 1<<c.nodeBits-1, 1<<c.lkBits-1, c.nodeBits, c.lkBits)
+		for i := range 3 * c.keys {
+			w := keys[next()%uint64(len(keys))]
+			if i < len(keys) {
+				w = keys[i]
+			}
+			d := format.Time(1 + next()%(1<<(next()%50)))
+			want[w] += d
+			l.add(w, d, c.nodeBits, c.lkBits)
+		}
+		got := map[uint64]format.Time{}
+		prev, first := uint64(0), true
+		for w, d := range l.all(c.nodeBits, c.lkBits) {
+			if _, dup := got[w]; dup || !first && w <= prev {
+				t.Fatalf("%+v: key %x out of order or again", c, w)
+			}
+			got[w], prev, first = d, w, false
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%+v: %d sums, not a map's (%d)", c, len(got), len(want))
+		}
+		if l.n != len(want) || len(l.log) != 0 {
+			t.Fatalf("%+v: %d keys packed, %d in the log, want %d and 0", c, l.n, len(l.log), len(want))
+		}
+		for _, b := range l.chunks[:max(len(l.chunks)-1, 0)] {
+			if len(b) > linkChunk || len(b)+linkMaxSize <= linkChunk {
+				t.Fatalf("%+v: a chunk of %d bytes (chunks of %d)", c, len(b), linkChunk)
+			}
+		}
+	}
+}
+
+// TestReleasesInWindow: a holder's window holds the releases an edge
+// asks for and the first that begins after its end, not the rest of the
+// piece read (releasesIn), with a spill or without; the next edges read
+// on from there.
+func TestReleasesInWindow(t *testing.T) {
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
+		for i := range 200 {
+			a := format.Time(100 * i)
+			s.addRelease(a, a+10, model.LockRef{Object: format.ObjectID(1 + i%3)})
+		}
+		s.putReleases()
+		for _, b := range []format.Time{550, 551, 5_000, 19_950, 30_000} {
+			win := s.releasesIn(0, 0, b)
+			want := min(int(b+99)/100+1, 200) // those that begin before b, and the next
+			if len(win) != want || win[len(win)-1].a != format.Time(100*(want-1)) {
+				t.Fatalf("spill %v, an edge ending at %d: a window of %d releases, want %d", sp != nil, b, len(win), want)
+			}
+			for i, r := range win {
+				if r.a != format.Time(100*i) || r.b != r.a+10 || s.relLocks[r.lock].Object != format.ObjectID(1+i%3) {
+					t.Fatalf("spill %v: release %d read back as %+v", sp != nil, i, r)
+				}
+			}
 		}
 	}
 }

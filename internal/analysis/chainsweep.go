@@ -95,25 +95,33 @@ type rootSeg struct {
 // many waiters; those before packed in b, each as the zigzag varint of its
 // a less the one's before's b, then b-a and n (uvarints): ~8 bytes where a
 // rootSeg is 24, one for each change of a root kept's waiters (3.6 M at
-// c5G-slow5: 86 MB).
+// c5G-slow5: 86 MB). Once b holds segBlock bytes they go to the Model's
+// spill (spilt, read back by rootStates alone, once): held, they were
+// 26 MB of c5G-slow5's report at its peak, the end of pass 2.
 type segLog struct {
 	b     []byte
 	last  rootSeg
 	prevB format.Time // the last packed's b
+	spilt []model.ScratchRef
 }
 
-// add adds [a, b) with n waiters.
-func (l *segLog) add(a, b, n format.Time) {
+// segBlock is the bytes of a segLog's b written to the spill at a time
+// (a var: the tests write each stretch alone).
+var segBlock = 4 << 10
+
+// add adds [a, b) with n waiters; sp: the spill (nil: none).
+func (l *segLog) add(a, b, n format.Time, sp *model.Model) {
 	if l.last.n == n && l.last.b == a {
 		l.last.b = b
 		return
 	}
-	l.put()
+	l.put(sp)
 	l.last = rootSeg{a, b, n}
 }
 
-// put packs last.
-func (l *segLog) put() {
+// put packs last; a block of segBlock bytes goes to sp, when not nil
+// and the write does not fail.
+func (l *segLog) put(sp *model.Model) {
 	if l.last.n == 0 {
 		return
 	}
@@ -122,21 +130,40 @@ func (l *segLog) put() {
 	l.b = binary.AppendUvarint(l.b, uint64(g.b-g.a))
 	l.b = binary.AppendUvarint(l.b, uint64(g.n))
 	l.prevB, l.last = g.b, rootSeg{}
+	if len(l.b) >= segBlock && sp != nil {
+		if r, ok := sp.ScratchWrite(l.b); ok {
+			l.spilt = append(l.spilt, r)
+			l.b = l.b[:0]
+		}
+	}
 }
 
-// all yields the stretches in order, last included.
-func (l *segLog) all(yield func(rootSeg) bool) {
-	l.put()
-	prev := format.Time(0)
-	for b := l.b; len(b) > 0; {
-		da, n1 := binary.Varint(b)
-		ln, n2 := binary.Uvarint(b[n1:])
-		n, n3 := binary.Uvarint(b[n1+n2:])
-		b = b[n1+n2+n3:]
-		a := prev + format.Time(da)
-		prev = a + format.Time(ln)
-		if !yield(rootSeg{a, prev, format.Time(n)}) {
-			return
+// empty reports whether l has no stretch.
+func (l *segLog) empty() bool { return len(l.b) == 0 && len(l.spilt) == 0 && l.last.n == 0 }
+
+// all yields the stretches in order, last included: those spilt read
+// back from sp into room.
+func (l *segLog) all(sp *model.Model, room *[]byte) func(yield func(rootSeg) bool) {
+	return func(yield func(rootSeg) bool) {
+		l.put(nil)
+		prev := format.Time(0)
+		for i := 0; i <= len(l.spilt); i++ {
+			b := l.b
+			if i < len(l.spilt) {
+				*room = sp.ScratchRead(l.spilt[i], *room)
+				b = *room
+			}
+			for len(b) > 0 {
+				da, n1 := binary.Varint(b)
+				ln, n2 := binary.Uvarint(b[n1:])
+				n, n3 := binary.Uvarint(b[n1+n2:])
+				b = b[n1+n2+n3:]
+				a := prev + format.Time(da)
+				prev = a + format.Time(ln)
+				if !yield(rootSeg{a, prev, format.Time(n)}) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -168,6 +195,191 @@ var linkWordBits = 64
 // linkOf is the linkKey of w (linkWord).
 func linkOf(w uint64, nodeBits, lkBits uint8) linkKey {
 	return linkKey{x: int32(w >> (nodeBits + lkBits)), to: int32(w >> lkBits & (1<<nodeBits - 1)), lk: uint32(w & (1<<lkBits - 1))}
+}
+
+// linkSums is a root kept's links' time by linkWord, summed by sort, not
+// in a map: the times added since the last merge in log, as they come;
+// the sums before, by key, packed in chunks (linkPack). When log holds as
+// many as an eighth of the keys packed (linkLogShare), it is sorted, its
+// repeats summed, and merged with the chunks into new ones, each old
+// chunk let go once read (what the merge holds beside them is log and a
+// chunk). ~10 bytes a link where a map[uint64]format.Time's slot was ~26
+// with its slack (c5G-slow5's 3.07 M links: 80.9 MB at the report's
+// peak, the end of pass 2). pass 2 adds ~1.5 times for each link (c128:
+// 192 K for 124 K links), so the merges' decode and pack again (about
+// linkLogShare times the links all told) are less than the map's misses
+// of the cache they take the place of.
+type linkSums struct {
+	log    []linkAdd
+	chunks [][]byte
+	n      int // the keys packed
+}
+
+// linkAdd is a time added to a link, by linkWord.
+type linkAdd struct {
+	w uint64
+	d format.Time
+}
+
+// linkLogShare: a linkSums' log is merged when it holds a 1/linkLogShare
+// of the keys packed, or linkLogMin adds (vars: the tests merge at every
+// add, or at a few).
+var linkLogShare, linkLogMin = 8, 256
+
+// linkChunk is a linkSums' chunk's bytes, at most (and at least, but the
+// last): the first grows as the links are added, the next are made of
+// that size.
+const linkChunk = 16 << 10
+
+// linkMaxSize is a link's most bytes packed.
+const linkMaxSize = 4 * binary.MaxVarintLen64
+
+// add adds d to link w's time.
+func (l *linkSums) add(w uint64, d format.Time, nodeBits, lkBits uint8) {
+	l.log = append(l.log, linkAdd{w, d})
+	if len(l.log) >= max(linkLogMin, l.n/linkLogShare) {
+		l.merge(nodeBits, lkBits)
+	}
+}
+
+// merge sorts log, sums its repeats and merges it with the chunks.
+func (l *linkSums) merge(nodeBits, lkBits uint8) {
+	if len(l.log) == 0 {
+		return
+	}
+	slices.SortFunc(l.log, func(x, y linkAdd) int { return cmp.Compare(x.w, y.w) })
+	log, j := l.log, 0
+	for i := 1; i < len(log); i++ {
+		if log[i].w == log[j].w {
+			log[j].d += log[i].d
+		} else {
+			j++
+			log[j] = log[i]
+		}
+	}
+	log = log[:j+1]
+	old := l.chunks
+	r := linkReader{chunks: old, nodeBits: nodeBits, lkBits: lkBits, free: true}
+	w := linkWriter{nodeBits: nodeBits, lkBits: lkBits}
+	pw, pd, ok := r.next()
+	for _, a := range log {
+		for ok && pw < a.w {
+			w.put(pw, pd)
+			pw, pd, ok = r.next()
+		}
+		if ok && pw == a.w {
+			w.put(pw, pd+a.d)
+			pw, pd, ok = r.next()
+		} else {
+			w.put(a.w, a.d)
+		}
+	}
+	for ; ok; pw, pd, ok = r.next() {
+		w.put(pw, pd)
+	}
+	l.chunks, l.n = w.chunks(), w.n
+	l.log = l.log[:0]
+}
+
+// all yields each link's sum, by key (merged first).
+func (l *linkSums) all(nodeBits, lkBits uint8) func(yield func(uint64, format.Time) bool) {
+	return func(yield func(uint64, format.Time) bool) {
+		l.merge(nodeBits, lkBits)
+		r := linkReader{chunks: l.chunks, nodeBits: nodeBits, lkBits: lkBits}
+		for w, d, ok := r.next(); ok; w, d, ok = r.next() {
+			if !yield(w, d) {
+				return
+			}
+		}
+	}
+}
+
+// A link packed (linkSums' chunks), after the one before (x, to and lk
+// 0 before the first): x less the one before's x; to, less the one
+// before's if x is the same (the keys are in order); lk, less the one
+// before's if x and to are; then the sum (uvarints, ~10 bytes a link at
+// c5G-slow5: 1 for x, 3 for to and 2 for lk mostly, a few for the sum).
+
+// linkWriter packs links in order.
+type linkWriter struct {
+	full             [][]byte
+	cur              []byte
+	x, to            uint64
+	lk               uint64
+	n                int
+	nodeBits, lkBits uint8
+}
+
+// put packs link w's sum d, w after the one before.
+func (p *linkWriter) put(w uint64, d format.Time) {
+	k := linkOf(w, p.nodeBits, p.lkBits)
+	x, to, lk := uint64(k.x), uint64(k.to), uint64(k.lk)
+	if len(p.cur)+linkMaxSize > linkChunk {
+		p.full = append(p.full, p.cur)
+		p.cur = make([]byte, 0, linkChunk)
+	}
+	b := binary.AppendUvarint(p.cur, x-p.x)
+	switch {
+	case x != p.x:
+		b = binary.AppendUvarint(b, to)
+		b = binary.AppendUvarint(b, lk)
+	case to != p.to:
+		b = binary.AppendUvarint(b, to-p.to)
+		b = binary.AppendUvarint(b, lk)
+	default:
+		b = binary.AppendUvarint(b, 0)
+		b = binary.AppendUvarint(b, lk-p.lk)
+	}
+	p.cur = binary.AppendUvarint(b, uint64(d))
+	p.x, p.to, p.lk = x, to, lk
+	p.n++
+}
+
+// chunks returns the chunks packed.
+func (p *linkWriter) chunks() [][]byte {
+	if len(p.cur) == 0 {
+		return p.full
+	}
+	return append(p.full, p.cur)
+}
+
+// linkReader reads the links packed in chunks, in order; free: each
+// chunk let go (nil in chunks) once read.
+type linkReader struct {
+	chunks           [][]byte
+	i                int
+	b                []byte
+	x, to, lk        uint64
+	nodeBits, lkBits uint8
+	free             bool
+}
+
+// next returns the next link's key and sum, ok false after the last.
+func (r *linkReader) next() (w uint64, d format.Time, ok bool) {
+	for len(r.b) == 0 {
+		if r.i == len(r.chunks) {
+			return 0, 0, false
+		}
+		r.b = r.chunks[r.i]
+		if r.free {
+			r.chunks[r.i] = nil
+		}
+		r.i++
+	}
+	dx, n1 := binary.Uvarint(r.b)
+	v2, n2 := binary.Uvarint(r.b[n1:])
+	v3, n3 := binary.Uvarint(r.b[n1+n2:])
+	sum, n4 := binary.Uvarint(r.b[n1+n2+n3:])
+	r.b = r.b[n1+n2+n3+n4:]
+	switch {
+	case dx != 0:
+		r.x, r.to, r.lk = r.x+dx, v2, v3
+	case v2 != 0:
+		r.to, r.lk = r.to+v2, v3
+	default:
+		r.lk += v3
+	}
+	return linkWord(int32(r.x), int32(r.to), uint32(r.lk), r.nodeBits, r.lkBits), format.Time(sum), true
 }
 
 // edgeLog is a bucket's edges packed, in the order they were added: for
@@ -402,11 +614,20 @@ type chainSweep struct {
 	dirty []int32
 
 	// accs: the roots' time and depth (pass 1), one for each thread ever
-	// a root; kept: the roots kept's chainAcc, by rank (sweepAcc.kept):
-	// pass 2's states and threads, their root, time and depth set from
-	// accs at the end.
+	// a root; kept: the roots kept's chainAcc, by rank (accKept): pass
+	// 2's states and threads, their root, time and depth set from accs
+	// at the end (top).
 	accs []sweepAcc
 	kept []chainAcc
+	// accKept: in pass 2, by entry of accs, its rank among the roots kept
+	// of the batch, else -1: all pass 2 asks of accs, 4 bytes an entry
+	// where accs and accEnd are 32 (with their growth's slack, 46 MB of
+	// c5G-slow5's report at its peak, the end of pass 2: both let go once
+	// pass 1 is ranked, and pass 2 makes no entry: those it would, for
+	// the nodes pass 1 gave none, are no root kept's: noAcc); top: the
+	// roots kept's entries of accs, by rank.
+	accKept []int32
+	top     []sweepAcc
 	// same: in pass 2, by node without one, the node its ID names when
 	// another (the index by ID let go).
 	same map[int32]int32
@@ -418,7 +639,7 @@ type chainSweep struct {
 	pass2 bool
 	// links: by acc kept (its kept), its links' time, by linkWord (wide
 	// false) or by linkKey (wide).
-	links            []map[uint64]format.Time
+	links            []linkSums
 	wideLinks        []map[linkKey]format.Time
 	wide             bool
 	nodeBits, lkBits uint8
@@ -539,15 +760,19 @@ type relWin struct {
 	win   []relSpan
 }
 
-// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
-// and, for a root kept, its rank (chainSweep.kept), else -1: one for each
-// thread ever a root (1.33 M at 5 GB), where a chainAcc is 170 bytes.
+// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth):
+// one for each thread ever a root (1.33 M at 5 GB), where a chainAcc is
+// 170 bytes.
 type sweepAcc struct {
 	root  format.ThreadID
 	time  format.Time
 	depth int32
-	kept  int32
 }
+
+// noAcc is sweepNode.nodeAcc (and cycAcc) in pass 2 for a node whose
+// thread pass 1 gave no entry in accs: no root kept's (-1 is not yet
+// asked).
+const noAcc = -2
 
 // relGate is a node's entry of chainSweep.relOf: its run in rels + 1 (0:
 // it released no lock others contended for), and q, where the first of
@@ -591,19 +816,24 @@ const relMaxSize = 3 * binary.MaxVarintLen64
 // recording. IDs above (the identity hashes a recording's threads may
 // have) are in a table probed in place, as model's probeTab: a map's
 // look-up was two misses of the cache or three (its control word, its
-// slot), ~2 s of the 1 GB synthetic recording's report (issue 34).
+// slot), ~2 s of the 1 GB synthetic recording's report (issue 34). IDs
+// of more than 32 bits (none in a recording seen: a JVM's thread IDs and
+// identity hashes are 32-bit) are in a map (huge), so that a slot of the
+// table is 8 bytes, not 16 (32 MB of c5G-slow5's report at the peak of
+// order, the report's once pass 2's was cut).
 type nodeIndex struct {
 	by  []int32 // by ID: the node + 1, 0 for none
 	far []farNode
 	// farN: the IDs in far; farShift: 64 - log2(len(far)).
 	farN     int
 	farShift uint8
+	huge     map[format.ThreadID]int32
 }
 
 // farNode is a slot of nodeIndex.far: id, and its node + 1 (0: an empty
 // slot).
 type farNode struct {
-	id format.ThreadID
+	id uint32
 	n  int32
 }
 
@@ -612,19 +842,23 @@ func (x *nodeIndex) reset(ids []format.ThreadID) {
 	// The slice is at most 4 entries a thread (and 1024): IDs above go
 	// to the map.
 	lim := format.ThreadID(4*len(ids) + 1024)
-	hi, far := format.ThreadID(0), 0
+	hi, far, huge := format.ThreadID(0), 0, 0
 	for _, id := range ids {
-		if id < lim {
+		switch {
+		case id < lim:
 			hi = max(hi, id)
-		} else {
+		case id>>32 == 0:
 			far++
+		default:
+			huge++
 		}
 	}
-	if near := len(ids) - far; near < int(hi+1)/16 && hi >= 1024 {
+	x.huge = nil
+	if near := len(ids) - far - huge; near < int(hi+1)/16 && hi >= 1024 {
 		// Few IDs below lim, spread over it (identity hashes: 1 in 800
 		// of 32-bit ones is below 5.3 M, c5G's lim; its slice was 21 MB
 		// for ~1 600 of them, at the report's peak): all in the table.
-		far = len(ids)
+		far = len(ids) - huge
 		x.by = nil
 	} else {
 		x.by = make([]int32, hi+1)
@@ -650,9 +884,13 @@ func (x *nodeIndex) lookup(id format.ThreadID) (int32, bool) {
 		n := x.by[id]
 		return n - 1, n > 0
 	}
+	if id>>32 != 0 {
+		n, ok := x.huge[id]
+		return n, ok
+	}
 	mask := len(x.far) - 1
 	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
-		if f := &x.far[i]; f.n == 0 || f.id == id {
+		if f := &x.far[i]; f.n == 0 || f.id == uint32(id) {
 			return f.n - 1, f.n > 0
 		}
 	}
@@ -678,16 +916,23 @@ func (x *nodeIndex) set(id format.ThreadID, n int32) {
 		x.by[id] = n + 1
 		return
 	}
+	if id>>32 != 0 {
+		if x.huge == nil {
+			x.huge = map[format.ThreadID]int32{}
+		}
+		x.huge[id] = n
+		return
+	}
 	if 4*(x.farN+1) > 3*len(x.far) {
 		x.growFar()
 	}
 	mask := len(x.far) - 1
 	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
-		if f := &x.far[i]; f.n == 0 || f.id == id {
+		if f := &x.far[i]; f.n == 0 || f.id == uint32(id) {
 			if f.n == 0 {
 				x.farN++
 			}
-			f.id, f.n = id, n+1
+			f.id, f.n = uint32(id), n+1
 			return
 		}
 	}
@@ -700,7 +945,7 @@ func (x *nodeIndex) growFar() {
 	x.farShift--
 	for _, f := range old {
 		if f.n > 0 {
-			x.set(f.id, f.n-1)
+			x.set(format.ThreadID(f.id), f.n-1)
 		}
 	}
 }
@@ -806,7 +1051,12 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
-	// let go before the sweep.
+	// let go before the sweep, with the released nodes' index (relNode,
+	// 5.5 MB of c5G-slow5's report at its peak, the end of pass 2); the
+	// ids, grown by one at each released node, copied to their size (of
+	// 12.7 MB there, ~2.5 MB the growth's slack).
+	s.relNode = nil
+	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	s.relWins, s.relFree = nil, nil
 	s.relNear = model.ScratchCache{}
@@ -839,6 +1089,29 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	for k, ai := range order {
 		roots[k] = s.node.get(s.accs[ai].root)
 	}
+	ends := []int{len(order)}
+	if links > 0 {
+		ends = s.batches(order)
+	}
+	// Pass 1's entries let go (accs, accEnd): what pass 2 reads of them
+	// kept alone, each batch's stop and the roots kept's figures (top).
+	stops := make([]format.Time, len(ends))
+	b0 := 0
+	for bi, b1 := range ends {
+		for _, ai := range order[b0:b1] {
+			stops[bi] = max(stops[bi], s.accEnd[ai])
+		}
+		b0 = b1
+	}
+	s.top = make([]sweepAcc, len(order))
+	for k, ai := range order {
+		s.top[k] = s.accs[ai]
+	}
+	s.accKept = make([]int32, len(s.accs))
+	for i := range s.accKept {
+		s.accKept[i] = -1
+	}
+	s.accs, s.accEnd = nil, nil
 	s.same = map[int32]int32{}
 	for x := range s.nd {
 		if s.nd[x].nodeAcc >= 0 {
@@ -850,19 +1123,18 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	}
 	s.node = nodeIndex{}
 	l := &ChainList{ids: s.ids, ons: s.ons, wide: s.wide, nodeBits: s.nodeBits, lkBits: s.lkBits}
-	ends := []int{len(order)}
 	if links > 0 {
-		ends = s.batches(order)
 		l.cs = make([]Chain, 0, len(order))
 	}
-	b0 := 0
+	b0 = 0
 	for bi, b1 := range ends {
 		if len(ends) > 1 {
 			s.step(StepChainsLinks, bi, len(ends))
 		} else {
 			s.step(StepChainsLinks, 0, 0)
 		}
-		s.pass2Batch(order[b0:b1], roots[b0:b1], b1 == len(order))
+		s.stop = stops[bi]
+		s.pass2Batch(order[b0:b1], roots[b0:b1], s.top[b0:b1], b1 == len(order))
 		if links == 0 {
 			l.kept, l.links, l.wideLinks = s.kept, s.links, s.wideLinks
 			break
@@ -875,14 +1147,19 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 				c.Threads = slices.Clone(c.Threads)
 			}
 			l.cs = append(l.cs, c)
-			s.accs[ai].kept = -1
-			l.kept[k], l.links[k] = chainAcc{}, nil
+			s.accKept[ai] = -1
+			l.kept[k] = chainAcc{}
+			if l.wide {
+				l.wideLinks[k] = nil
+			} else {
+				l.links[k] = linkSums{}
+			}
 		}
 		l.kept, l.links, l.wideLinks = nil, nil, nil
 		s.kept, s.links, s.wideLinks, s.segs = nil, nil, nil, nil
 		b0 = b1
 	}
-	s.accEnd = nil
+	s.top, s.accKept = nil, nil
 	return l, total
 }
 
@@ -938,33 +1215,30 @@ func (s *chainSweep) batches(order []int32) []int {
 	return ends
 }
 
-// pass2Batch runs pass 2 for the roots of accs order (nodes roots), then
-// splits their time by what they did; last: the last batch, after which
-// the forest is let go before the roots' intervals are read.
-func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
+// pass2Batch runs pass 2 for the roots of accs order (nodes roots, pass
+// 1's figures top) up to s.stop, then splits their time by what they
+// did; last: the last batch, after which the forest is let go before the
+// roots' intervals are read.
+func (s *chainSweep) pass2Batch(order, roots []int32, top []sweepAcc, last bool) {
 	if s.wide {
 		s.wideLinks = make([]map[linkKey]format.Time, len(order))
 	} else {
-		s.links = make([]map[uint64]format.Time, len(order))
+		s.links = make([]linkSums, len(order))
 	}
 	s.segs = make([]segLog, len(order))
 	s.kept = make([]chainAcc, len(order))
-	s.stop = 0
 	for k, ai := range order {
-		s.accs[ai].kept = int32(k)
+		s.accKept[ai] = int32(k)
 		if s.wide {
 			s.wideLinks[k] = map[linkKey]format.Time{}
-		} else {
-			s.links[k] = map[uint64]format.Time{}
 		}
-		s.stop = max(s.stop, s.accEnd[ai])
 	}
 	// A batch after another: its forest from nothing (reset, and the
 	// cycles' marks and the children a run stopped at s.stop left).
 	for i := range s.nd {
 		d := &s.nd[i]
 		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
-		d.selNode = d.nodeAcc >= 0 && s.accs[d.nodeAcc].kept >= 0
+		d.selNode = s.sel(d.nodeAcc)
 		d.selCyc = false
 	}
 	s.reset()
@@ -973,11 +1247,11 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
 		s.flat, s.cur2, s.dirty = nil, nil, nil
-		s.nd, s.relNode, s.same = nil, nil, nil
+		s.nd, s.same = nil, nil
 	}
 	s.rootStates(roots)
-	for k, ai := range order {
-		c, a := &s.kept[k], &s.accs[ai]
+	for k := range order {
+		c, a := &s.kept[k], &top[k]
 		c.root, c.time, c.depth = a.root, a.time, int(a.depth)
 	}
 }
@@ -994,7 +1268,7 @@ type ChainList struct {
 	ids              []format.ThreadID
 	ons              []onKey
 	kept             []chainAcc
-	links            []map[uint64]format.Time
+	links            []linkSums
 	wideLinks        []map[linkKey]format.Time
 	wide             bool
 	nodeBits, lkBits uint8
@@ -1049,8 +1323,10 @@ func (l *ChainList) hops(k int) map[hop]format.Time {
 		}
 		return links
 	}
-	links = make(map[hop]format.Time, len(l.links[k]))
-	for w, d := range l.links[k] {
+	ls := &l.links[k]
+	ls.merge(l.nodeBits, l.lkBits)
+	links = make(map[hop]format.Time, ls.n)
+	for w, d := range ls.all(l.nodeBits, l.lkBits) {
 		add(linkOf(w, l.nodeBits, l.lkBits), d)
 	}
 	return links
@@ -1167,7 +1443,11 @@ func (s *chainSweep) putReleases() {
 
 // releasesIn returns node y's releases that may cut an edge of bucket k
 // ending at b: its window, those ended before bucket k let go, read on
-// until one begins at or after b (or none is left).
+// until one begins at or after b (or none is left). A piece read is
+// decoded that far alone, the rest read again (from relNear) when an edge
+// asks: decoded whole, a piece's ~40 releases, most never asked for,
+// stayed in the window until their bucket (125–156 MB of the windows at
+// c5G-slow5's report's peak, in order).
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
@@ -1212,7 +1492,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			break
 		}
 		used := 0
-		for used < len(p) {
+		for used < len(p) && (len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b) {
 			da, n1 := binary.Uvarint(p[used:])
 			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
 			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])
@@ -1733,9 +2013,10 @@ func (s *chainSweep) accOf2(r int32) int32 {
 
 // nodeAccOf returns node x's thread's entry in accs, made when new: by
 // its thread's node (a released node's thread is its holder's), not by a
-// map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
+// map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB). In
+// pass 2 none is made: noAcc for a thread pass 1 gave none.
 func (s *chainSweep) nodeAccOf(x int32) int32 {
-	if s.nd[x].nodeAcc < 0 {
+	if s.nd[x].nodeAcc == -1 {
 		var p int32
 		if s.pass2 {
 			// The index let go (chains): the node of x's ID is x but
@@ -1747,9 +2028,13 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 		} else {
 			p = s.node.get(s.ids[x])
 		}
-		if s.nd[p].nodeAcc < 0 {
+		switch {
+		case s.nd[p].nodeAcc >= 0:
+		case s.pass2:
+			s.nd[p].nodeAcc = noAcc
+		default:
 			s.nd[p].nodeAcc = int32(len(s.accs))
-			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
+			s.accs = append(s.accs, sweepAcc{root: s.ids[p]})
 			s.accEnd = append(s.accEnd, 0)
 		}
 		s.nd[x].nodeAcc = s.nd[p].nodeAcc
@@ -1764,7 +2049,7 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 // selOf reports whether node x's thread's entry in accs is a root kept's
 // (pass 2): sel(nodeAccOf(x)), read in x's node.
 func (s *chainSweep) selOf(x int32) bool {
-	if s.nd[x].nodeAcc < 0 {
+	if s.nd[x].nodeAcc == -1 {
 		s.nodeAccOf(x)
 	}
 	return s.nd[x].selNode
@@ -1791,8 +2076,8 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	y := int32(to &^ srcBit)
 	s.flush(x, now)
 	r := s.root(y)
-	cyc := int32(-1)
-	if r == x {
+	cyc, isCyc := int32(-1), r == x // cyc noAcc: a cycle's of no entry (pass 2)
+	if isCyc {
 		// A cycle: y's chain leads back to x. Its root is its thread of
 		// the smallest id.
 		m := x
@@ -1807,7 +2092,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		// x's tree goes to r's root (or becomes a cycle); the rates on
 		// r's way change.
 		var to bool
-		if cyc >= 0 {
+		if isCyc {
 			to = s.sel(cyc)
 		} else {
 			to = s.selRoot(r)
@@ -1815,7 +2100,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		if s.selOf(x) || to {
 			s.flushTree(x, now)
 		}
-		if cyc < 0 && to {
+		if !isCyc && to {
 			s.flushPath(y, r, now)
 		}
 		s.nd[x].edgeAt = now
@@ -1824,7 +2109,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	if s.isSrc(x) {
 		s.addSelf(x, 1)
 	}
-	if cyc >= 0 {
+	if isCyc {
 		if s.pass2 {
 			for u := y; u != x; u = s.nd[u].par {
 				s.nd[u].onCyc = true
@@ -1846,7 +2131,16 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 // sel reports whether accs[ai] is a root kept (pass 2): the time of the
 // edges of its tree is added up, those of the others' trees are not, and
 // are taken as new when they go to a kept root's tree.
-func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
+func (s *chainSweep) sel(ai int32) bool { return s.keptOf(ai) >= 0 }
+
+// keptOf is accs[ai]'s rank among the roots kept (pass 2), -1 for none
+// (ai noAcc or -1 too).
+func (s *chainSweep) keptOf(ai int32) int32 {
+	if ai < 0 {
+		return -1
+	}
+	return s.accKept[ai]
+}
 
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
@@ -2082,19 +2376,19 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	if s.nd[r].cur < 0 {
 		ai = s.nodeAccOf(r)
 	}
-	acc := &s.accs[ai]
-	switch {
-	case !s.pass2:
+	if !s.pass2 {
 		s.accEnd[ai] = now
-		acc.time += n * (now - a)
-	case acc.kept < 0:
+		s.accs[ai].time += n * (now - a)
+		return
+	}
+	switch k := s.keptOf(ai); {
+	case k < 0:
 	case s.nd[r].cur >= 0:
-		s.kept[acc.kept].states[rootCycle] += n * (now - a)
+		s.kept[k].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
-		s.kept[acc.kept].states[rootReleased] += n * (now - a)
+		s.kept[k].states[rootReleased] += n * (now - a)
 	default:
-		k := acc.kept
-		s.segs[k].add(a, now, n)
+		s.segs[k].add(a, now, n, s.sp)
 	}
 }
 
@@ -2106,8 +2400,8 @@ func (s *chainSweep) rootStates(roots []int32) {
 	var buf []model.Interval
 	for k, r := range roots {
 		acc := &s.kept[k]
-		segs := s.segs[k].all
-		if len(s.segs[k].b) == 0 && s.segs[k].last.n == 0 {
+		segs := s.segs[k].all(s.sp, &s.room)
+		if s.segs[k].empty() {
 			continue
 		}
 		add := func(st int, n, p, q format.Time) {
@@ -2177,7 +2471,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	}
 	a := s.nd[x].edgeAt
 	s.nd[x].edgeAt = now
-	k := s.accs[ai].kept
+	k := s.keptOf(ai)
 	if now <= a || n == 0 || k < 0 {
 		return
 	}
@@ -2185,7 +2479,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	if to := int32(s.nd[x].curTo &^ srcBit); s.wide {
 		s.wideLinks[k][linkKey{x, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
 	} else {
-		s.links[k][linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
+		s.links[k].add(linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits), format.Time(n)*(now-a), s.nodeBits, s.lkBits)
 	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {

@@ -61,7 +61,9 @@ func TestNodeIndexSparse(t *testing.T) {
 			t.Errorf("node of %d: %d, %v; want %d", id, n, ok, i)
 		}
 	}
-	for _, id := range []format.ThreadID{0, 1, 4, 8999, 1 << 40} {
+	// IDs of more than 32 bits (nodeIndex.huge): none of them is the
+	// node of the ID of their low 32 bits.
+	for _, id := range []format.ThreadID{0, 1, 4, 8999, 1 << 40, ids[0] + 1<<32, ids[1] + 1<<33} {
 		if n, ok := x.lookup(id); ok {
 			t.Errorf("node of %d: %d, want none", id, n)
 		}
@@ -69,6 +71,13 @@ func TestNodeIndexSparse(t *testing.T) {
 	x.set(5, int32(len(ids)))
 	if n, ok := x.lookup(5); !ok || n != int32(len(ids)) {
 		t.Errorf("node of 5 set after: %d, %v", n, ok)
+	}
+	x.set(ids[2]+1<<32, int32(len(ids)+1))
+	if n, ok := x.lookup(ids[2] + 1<<32); !ok || n != int32(len(ids)+1) {
+		t.Errorf("node of %d set after: %d, %v", ids[2]+1<<32, n, ok)
+	}
+	if n, ok := x.lookup(ids[2]); !ok || n != 2 {
+		t.Errorf("node of %d after %d's set: %d, %v", ids[2], ids[2]+1<<32, n, ok)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	. "orca/internal/model"
-	"orca/internal/testrec"
 )
 
 // TestLetGo builds every case as orca report does, its retired threads'
@@ -20,11 +19,7 @@ func TestLetGo(t *testing.T) {
 	let, woken := 0, 0
 	WakeAfterGC(func() {
 		eachCaseAndSynth(t, func(t *testing.T, prefix string) {
-			opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
-			_, plain := testrec.OpenWith(t, prefix, opt)
-			opt.PackThreads, opt.SpillDir = true, t.TempDir()
-			_, packed := testrec.OpenWith(t, prefix, opt)
-			pm, m := packed.Model, plain.Model
+			pm, m := packedAndPlain(t, prefix)
 			let, woken = let+pm.LetGoThreads, woken+pm.WokenThreads
 			if pm.NumThreads() != m.NumThreads() {
 				t.Fatalf("%d threads, want %d", pm.NumThreads(), m.NumThreads())

@@ -22,13 +22,19 @@ func TestThreadPackModel(t *testing.T) {
 	})
 }
 
+// packedAndPlain builds prefix as orca report does, with its ended
+// Threads packed (pm), and without packing (m).
+func packedAndPlain(t *testing.T, prefix string) (pm, m *Model) {
+	opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
+	_, plain := testrec.OpenWith(t, prefix, opt)
+	opt.PackThreads, opt.SpillDir = true, t.TempDir()
+	_, packed := testrec.OpenWith(t, prefix, opt)
+	return packed.Model, plain.Model
+}
+
 func threadPackModel(t *testing.T, spilt bool) {
 	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
-		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
-		_, plain := testrec.OpenWith(t, prefix, opt)
-		opt.PackThreads, opt.SpillDir = true, t.TempDir()
-		_, packed := testrec.OpenWith(t, prefix, opt)
-		pm, m := packed.Model, plain.Model
+		pm, m := packedAndPlain(t, prefix)
 		ended := 0
 		for _, th := range m.AllThreads() {
 			if th.Ended {

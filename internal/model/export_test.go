@@ -362,6 +362,10 @@ func ThreadPackSizes(block, piece, slots int, f func()) {
 
 // PackBlocksSpilt returns how many blocks of m's packed Threads are in
 // the spill.
+// NamedAll reports whether NameOf read every packed thread's name in one
+// pass (threadPack.nameAll).
+func NamedAll(m *Model) bool { return m.packed != nil && m.packed.named }
+
 func PackBlocksSpilt(m *Model) (n int) {
 	if tp := m.packed; tp != nil {
 		for k, b := range tp.blocks {

@@ -71,6 +71,9 @@ func threadPackModel(t *testing.T, spilt bool) {
 			}
 		}
 		check("built")
+		if spilt && PackBlocksSpilt(pm) > 0 && !NamedAll(pm) {
+			t.Fatalf("%d blocks spilt, %d threads named, each on its own", PackBlocksSpilt(pm), pm.NumThreads())
+		}
 		m.LetGoTails()
 		pm.LetGoTails()
 		check("tails let go")

@@ -72,6 +72,9 @@ func TestThreadPack(t *testing.T) {
 		if !samePacked(&out, in) {
 			t.Errorf("thread %d: %+v back, want %+v", i, out, *in)
 		}
+		if name := packedName(p[1:]); string(name) != in.Name {
+			t.Errorf("thread %d: packedName %q, want %q", i, name, in.Name)
+		}
 		if n := packedLen(append(p[1:], 0xee, 0xdd)); n != len(p)-1 {
 			t.Errorf("thread %d: packedLen %d, want %d", i, n, len(p)-1)
 		}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"orca/internal/model"
@@ -70,6 +72,7 @@ type jsonOut struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	esc []byte // write's escaped copy
+	row []byte // element's
 	err error
 }
 
@@ -81,7 +84,14 @@ func newJSONOut(w *bufio.Writer) *jsonOut {
 }
 
 // indent is the indentation of a line at depth d.
-func indent(d int) string { return strings.Repeat("  ", d) }
+func indent(d int) string {
+	if 2*d <= len(spaces) {
+		return spaces[:2*d]
+	}
+	return strings.Repeat("  ", d)
+}
+
+const spaces = "                                "
 
 func (o *jsonOut) raw(s string) {
 	if o.err == nil {
@@ -136,7 +146,89 @@ func list[E any](o *jsonOut, l []E, d int, each func(e *E, d int)) {
 
 // values writes a list whose elements are written whole.
 func values[E any](o *jsonOut, l []E, d int) {
-	list(o, l, d, func(e *E, d int) { o.value(e, d) })
+	list(o, l, d, func(e *E, d int) { o.element(e, d) })
+}
+
+// element writes e, an element of a list at depth d, whole: by its own
+// appendJSON when it has one, else by the encoder.
+func (o *jsonOut) element(e any, d int) {
+	if a, ok := e.(appender); ok && o.err == nil {
+		var ok bool
+		if o.row, ok = a.appendJSON(o.row[:0], d); ok {
+			_, o.err = o.w.Write(o.row)
+			return
+		}
+	}
+	o.value(e, d)
+}
+
+// appender is an element of a long list that appends its own JSON at
+// depth d, the bytes the encoder would write (TestAppendJSON), or says
+// it cannot (ok false: a string the encoder would escape, a number it
+// would refuse). The encoder's reflection was 0.9 s of c1G's report for
+// the locks' 2.5 M owners (issue 34).
+type appender interface {
+	appendJSON(dst []byte, d int) (_ []byte, ok bool)
+}
+
+func (e *Owner) appendJSON(b []byte, d int) ([]byte, bool) {
+	in := indent(d)
+	b = append(b, "{\n"...)
+	b = append(append(b, in...), `  "thread": `...)
+	b, ok := plainString(b, e.Thread)
+	if !ok {
+		return b, false
+	}
+	b = append(append(b, ",\n"...), in...)
+	b = append(b, `  "name": `...)
+	if e.Name == nil {
+		b = append(b, "null"...)
+	} else if b, ok = plainString(b, *e.Name); !ok {
+		return b, false
+	}
+	b = append(append(b, ",\n"...), in...)
+	b = strconv.AppendInt(append(b, `  "contentions": `...), int64(e.Contentions), 10)
+	b = append(append(b, ",\n"...), in...)
+	b = strconv.AppendInt(append(b, `  "open": `...), int64(e.Open), 10)
+	b = append(append(b, ",\n"...), in...)
+	b, okS := jsonFloat(append(b, `  "blamed_s": `...), e.BlamedS)
+	b = append(append(b, ",\n"...), in...)
+	b, okP := jsonFloat(append(b, `  "pct": `...), e.Pct)
+	b = append(append(append(b, '\n'), in...), '}')
+	return b, okS && okP
+}
+
+// plainString appends s quoted when the encoder would write it as it
+// is (printable ASCII but the quote and the backslash; the report's
+// encoder does not escape HTML), ok false otherwise.
+func plainString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return b, false
+		}
+	}
+	return append(append(append(b, '"'), s...), '"'), true
+}
+
+// jsonFloat appends f as encoding/json writes a float64: the shortest
+// form that reads back the same, with an exponent below 1e-6 and from
+// 1e21 on (e-07 written e-7); ok false for what it refuses (NaN, ±Inf).
+func jsonFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	fmt := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		fmt = 'e'
+	}
+	b = strconv.AppendFloat(b, f, fmt, -1, 64)
+	if fmt == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
 }
 
 // valuesOf writes the elements seq yields as values writes a list of them
@@ -152,7 +244,7 @@ func valuesOf[E any](o *jsonOut, seq func(yield func(*E)), d int) {
 		}
 		n++
 		o.raw(in)
-		o.value(e, d+1)
+		o.element(e, d+1)
 	})
 	if n == 0 {
 		o.raw("[]")

@@ -670,7 +670,9 @@ type chainSweep struct {
 	relOf     []relGate
 	relShift  uint8
 	rels      []relRun
-	relWins   []relWin // by relRun.w - 1; relFree: those let go
+	relWins   []relWin        // by relWinOf; relFree: those let go
+	relWinOf  map[int32]int32 // by run, its window in relWins, while it has one
+	relExp    [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
 	relFree   []int32
 	relMem    [][]byte // without a spill: by run, its bytes still to read
 	relLocks  []model.LockRef
@@ -741,24 +743,38 @@ type sweepNode struct {
 }
 
 // relRun is a holder's releases in the spill: ref the bytes not yet read,
-// w its window in relWins + 1 while it is read (0: not begun, or read and
-// let go): one for every thread that released a contended lock (1.33 M
-// at 5 GB), where a window in each was 56 bytes a run (135 MB of
-// c5G-slow5's report's live heap at its peak); a few thousand are read at
-// once.
+// prevB the end of the last release read (the next is packed against
+// it): one for every thread that released a contended lock (1.33 M at 5
+// GB), where a window in each was 56 bytes a run (135 MB of c5G-slow5's
+// report's live heap at its peak). Its window, while it holds releases,
+// is in relWins by relWinOf.
 type relRun struct {
 	ref   model.ScratchRef
-	trimK int32 // the bucket win was trimmed for last
-	w     int32
+	prevB format.Time
 }
 
-// relWin is a run's window: prevB the end of the last release read (the
-// next is read against it), win those read that may still cut an edge,
-// in time order (ended after the bucket being ordered began).
+// relWin is a run's window while it holds releases: win those read that
+// may still cut an edge, in time order (each begun before the end of an
+// edge that asked, none ended before the bucket it was trimmed for last,
+// trimK). A run whose window is empty has none (relWinOf): a window held
+// the first release that begins after the edges asked for alone, for
+// every holder with releases left, and the releases no edge asked for
+// again since, with the largest arrays a window had had (162 MB of
+// c5G-slow5's report at its peak, in order, where they were live ~2 K of
+// c128's 25 K).
 type relWin struct {
-	prevB format.Time
 	win   []relSpan
+	trimK int32
+	// expK: the bucket at whose start it is looked at again (in
+	// chainSweep.relExp: let go if all its releases ended before, as a
+	// window no edge asks of again held them to the end of order), 0 for
+	// none.
+	expK int32
 }
+
+// relWinKeep is the most releases a window's array may hold to be kept
+// for the next window (a larger one is let go with its window).
+const relWinKeep = 64
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth):
 // one for each thread ever a root (1.33 M at 5 GB), where a chainAcc is
@@ -1058,7 +1074,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relNode = nil
 	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
-	s.relWins, s.relFree = nil, nil
+	s.relWins, s.relWinOf, s.relFree, s.relExp = nil, nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
 	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
@@ -1443,44 +1459,44 @@ func (s *chainSweep) putReleases() {
 
 // releasesIn returns node y's releases that may cut an edge of bucket k
 // ending at b: its window, those ended before bucket k let go, read on
-// until one begins at or after b (or none is left). A piece read is
-// decoded that far alone, the rest read again (from relNear) when an edge
-// asks: decoded whole, a piece's ~40 releases, most never asked for,
-// stayed in the window until their bucket (125–156 MB of the windows at
-// c5G-slow5's report's peak, in order).
-func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
+// while they begin before b; and the start of the first after them
+// (next), more false when none is left. The first that begins at or
+// after b is not taken (read again when an edge asks, and told the gate:
+// splitReleased), and a run's window is let go when it holds none, so
+// that a holder waited for now and then holds nothing between. A piece
+// read is decoded that far alone, the rest read again (from relNear) when
+// an edge asks: decoded whole, a piece's ~40 releases, most never asked
+// for, stayed in the window until their bucket (125–156 MB of the windows
+// at c5G-slow5's report's peak, in order).
+func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
-	if r.w == 0 {
-		if !s.relLeft(x) {
-			return nil // read and let go
-		}
-		if n := len(s.relFree); n > 0 {
-			r.w, s.relFree = s.relFree[n-1], s.relFree[:n-1]
-		} else {
-			s.relWins = append(s.relWins, relWin{})
-			r.w = int32(len(s.relWins))
-		}
+	wi, open := s.relWinOf[x]
+	if !open && !s.relLeft(x) {
+		return nil, 0, false // read and let go
 	}
-	rw := &s.relWins[r.w-1]
-	if k > int(r.trimK) {
-		// An edge of bucket k begins at its base or after: trimmed once
-		// a bucket (splitReleased finds an edge's first release by a
-		// search, whatever win holds before it).
-		r.trimK = int32(k)
-		base := s.base(k)
-		i, n := 0, len(rw.win)
-		for i < n {
-			h := int(uint(i+n) >> 1)
-			if rw.win[h].b <= base {
-				i = h + 1
-			} else {
-				n = h
+	// An edge of bucket k begins at its base or after: a release ended
+	// before it cuts none (splitReleased finds an edge's first release
+	// by a search, whatever win holds before it). Trimmed once a bucket.
+	base := s.base(k)
+	var rw *relWin
+	if open {
+		rw = &s.relWins[wi]
+		if k > int(rw.trimK) {
+			rw.trimK = int32(k)
+			i, n := 0, len(rw.win)
+			for i < n {
+				h := int(uint(i+n) >> 1)
+				if rw.win[h].b <= base {
+					i = h + 1
+				} else {
+					n = h
+				}
 			}
+			rw.win = rw.win[i:]
 		}
-		rw.win = rw.win[i:]
 	}
-	for len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b {
+	for {
 		var p []byte
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			p = s.relMem[x]
@@ -1489,23 +1505,42 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			p = s.relRoom
 		}
 		if len(p) == 0 {
+			more = false
 			break
 		}
-		used := 0
-		for used < len(p) && (len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b) {
+		used, stop := 0, false
+		for used < len(p) {
 			da, n1 := binary.Uvarint(p[used:])
 			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
 			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])
 			if n1 <= 0 || n2 <= 0 || n3 <= 0 {
 				break // cut by the piece's end: read again with the next
 			}
-			a := rw.prevB + format.Time(da)
-			rw.prevB = a + format.Time(ln)
-			rw.win = append(rw.win, relSpan{a, rw.prevB, uint32(lk)})
+			a := r.prevB + format.Time(da)
+			if a >= b {
+				next, more, stop = a, true, true
+				break
+			}
+			r.prevB = a + format.Time(ln)
 			used += n1 + n2 + n3
-		}
-		if used == 0 {
-			break // no whole release in what is left: none more
+			if k > 0 && r.prevB <= base {
+				continue // ended before the bucket: as trimmed
+			}
+			if rw == nil {
+				if n := len(s.relFree); n > 0 {
+					wi, s.relFree = s.relFree[n-1], s.relFree[:n-1]
+				} else {
+					wi = int32(len(s.relWins))
+					s.relWins = append(s.relWins, relWin{})
+				}
+				if s.relWinOf == nil {
+					s.relWinOf = map[int32]int32{}
+				}
+				s.relWinOf[x], open = wi, true
+				rw = &s.relWins[wi]
+				rw.trimK = int32(k)
+			}
+			rw.win = append(rw.win, relSpan{a, r.prevB, uint32(lk)})
 		}
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
@@ -1514,16 +1549,81 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 		} else {
 			r.ref = r.ref.Slice(used, r.ref.Len())
 		}
+		if stop {
+			break
+		}
+		if used == 0 {
+			more = false
+			break // no whole release in what is left: none more
+		}
 	}
-	if len(rw.win) == 0 && !s.relLeft(x) {
-		// All read, none left that may cut an edge: its window let go.
-		// Later buckets begin later: none of its releases is read again.
-		s.relFree = append(s.relFree, r.w)
-		*rw = relWin{win: rw.win[:0]}
-		r.w = 0
-		return nil
+	if !open {
+		return nil, next, more
 	}
-	return rw.win
+	if len(rw.win) == 0 {
+		s.letGoWin(x, wi)
+		return nil, next, more
+	}
+	if rw.expK == 0 {
+		s.expireAt(x, rw)
+	}
+	return rw.win, next, more
+}
+
+// letGoWin lets run x's window wi go: it holds no release that may cut an
+// edge (the next read goes on from the run).
+func (s *chainSweep) letGoWin(x, wi int32) {
+	rw := &s.relWins[wi]
+	if cap(rw.win) > relWinKeep {
+		rw.win = nil
+	}
+	rw.win, rw.expK = rw.win[:0], 0
+	delete(s.relWinOf, x)
+	s.relFree = append(s.relFree, wi)
+}
+
+// expireAt puts run x's window rw to be looked at again at the start of
+// the first bucket that begins after its last release ends (none past
+// the last bucket).
+func (s *chainSweep) expireAt(x int32, rw *relWin) {
+	end := rw.win[len(rw.win)-1].b
+	// Bucket 0 trims none: its edges may begin before lo.
+	k := max(int((end-s.lo+s.width-1)/s.width), 1)
+	if k >= edgeBuckets {
+		return
+	}
+	if s.relExp == nil {
+		s.relExp = make([][]int32, edgeBuckets)
+	}
+	s.relExp[k] = append(s.relExp[k], x)
+	rw.expK = int32(k)
+}
+
+// expire looks again, at the start of bucket k, at the windows put to
+// it (expireAt): one whose releases all ended before it begins is let
+// go, the others put to the bucket their last ends in now.
+func (s *chainSweep) expire(k int) {
+	if s.relExp == nil || len(s.relExp[k]) == 0 {
+		return
+	}
+	base := s.base(k)
+	for _, x := range s.relExp[k] {
+		wi, ok := s.relWinOf[x]
+		if !ok {
+			continue
+		}
+		rw := &s.relWins[wi]
+		if rw.expK != int32(k) {
+			continue // let go and made again since, or put to another
+		}
+		rw.expK = 0
+		if n := len(rw.win); n == 0 || rw.win[n-1].b <= base {
+			s.letGoWin(x, wi)
+		} else {
+			s.expireAt(x, rw)
+		}
+	}
+	s.relExp[k] = nil
 }
 
 // relLeft reports whether run x has releases not read yet: in the spill
@@ -1615,6 +1715,7 @@ func (s *chainSweep) order() {
 	s.relBase = int32(len(s.ids))
 	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
 	for k := range s.buckets {
+		s.expire(k)
 		l := &s.buckets[k]
 		if l.n == 0 && len(pend[k]) == 0 {
 			continue
@@ -1823,10 +1924,13 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	default:
 		return buf
 	}
-	rs := s.releasesIn(int32(y), k, e.b)
-	g.q = math.MaxUint32
+	rs, next, more := s.releasesIn(int32(y), k, e.b)
 	if len(rs) > 0 {
-		g.q = 1 + uint32(min(max(rs[0].a-s.lo, 0)>>s.relShift, math.MaxUint32-2))
+		next, more = rs[0].a, true
+	}
+	g.q = math.MaxUint32
+	if more {
+		g.q = 1 + uint32(min(max(next-s.lo, 0)>>s.relShift, math.MaxUint32-2))
 	}
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a

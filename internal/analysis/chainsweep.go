@@ -838,6 +838,14 @@ const relMaxSize = 3 * binary.MaxVarintLen64
 // table is 8 bytes, not 16 (32 MB of c5G-slow5's report at the peak of
 // order, the report's once pass 2's was cut).
 type nodeIndex struct {
+	// m, when set, finds the nodes of its threads (node i its thread i,
+	// below nm) by its index of them (Model.ThreadIndexWith, *ids the
+	// nodes' IDs): the rest below holds the others alone, the threads
+	// waited for that it has not (the same index twice was 16 MB of
+	// c5G-slow5's report at its peaks).
+	m   *model.Model
+	ids *[]format.ThreadID
+	nm  int
 	by  []int32 // by ID: the node + 1, 0 for none
 	far []farNode
 	// farN: the IDs in far; farShift: 64 - log2(len(far)).
@@ -896,6 +904,11 @@ func (x *nodeIndex) reset(ids []format.ThreadID) {
 
 // lookup returns id's node, and whether it has one.
 func (x *nodeIndex) lookup(id format.ThreadID) (int32, bool) {
+	if x.m != nil {
+		if i, _ := x.m.ThreadIndexWith(id, (*x.ids)[:x.nm]); i >= 0 {
+			return int32(i), true
+		}
+	}
 	if id < format.ThreadID(len(x.by)) {
 		n := x.by[id]
 		return n - 1, n > 0
@@ -974,7 +987,12 @@ func newChainSweep(v *model.View) *chainSweep {
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
 	}
-	s.node.reset(s.ids)
+	if _, ok := m.ThreadIndexWith(0, s.ids); ok {
+		s.node.reset(nil)
+		s.node.m, s.node.ids, s.node.nm = m, &s.ids, len(s.ids)
+	} else {
+		s.node.reset(s.ids)
+	}
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)

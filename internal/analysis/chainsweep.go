@@ -586,11 +586,16 @@ type chainSweep struct {
 	onNear [1024]onSlot
 	toNear [1 << toNearBits]toSlot
 
-	// The edges' collection (interval): the thread last given, its node
-	// and whether its contentions are the View's (src edges), its last
-	// edge's start and end; the last thread waited for and the last lock,
-	// which mostly repeat.
-	lastT      *model.Thread
+	// The edges' collection (interval): the thread last given (its ID,
+	// not the Thread: the holders' pass gives its copy read back from
+	// the spill, whose intervals are in the room the pass read every
+	// thread's into, as large as the most any had, 43 MB of c5G-slow5's
+	// report, held so through the holders' fold to the end of pass 2),
+	// its node and whether its contentions are the View's (src edges),
+	// its last edge's start and end; the last thread waited for and the
+	// last lock, which mostly repeat.
+	lastID     format.ThreadID
+	haveLastT  bool
 	lastXi     int32
 	lastKept   bool
 	lastTo     format.ThreadID
@@ -1076,11 +1081,6 @@ func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 // for chainBatch roots at a time: its links and stretches by root kept
 // are every root's with --top 0 (0.77 GB of c1G's report at its peak).
 func (s *chainSweep) list(n, links int) (*ChainList, int) {
-	// The last thread given is the holders' pass's copy, read back from
-	// the spill: its intervals are in the room the pass read every
-	// thread's into, as large as the most any had (43 MB of c5G-slow5's
-	// report, held to its peak, the end of pass 2).
-	s.lastT = nil
 	s.putReleases()
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
@@ -1384,8 +1384,8 @@ func (s *chainSweep) reset() {
 // order (they do not overlap, nor do a contention's blame spans); kept
 // says t is one of the View's threads (its contentions' time is blamed).
 func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan, kept bool) {
-	if t != s.lastT {
-		s.lastT, s.lastXi, s.lastKept = t, s.node.get(t.ID), kept
+	if t.ID != s.lastID || !s.haveLastT {
+		s.lastID, s.haveLastT, s.lastXi, s.lastKept = t.ID, true, s.node.get(t.ID), kept
 	}
 	if ref, ok := s.m.Released(iv); ok {
 		if l := s.m.Lock(ref.Object, ref.Kind); l != nil && (l.Contentions > 0 || l.Open > 0) {

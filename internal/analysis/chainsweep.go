@@ -609,11 +609,15 @@ type chainSweep struct {
 
 	// The forest, by node (sweepNode).
 	nd []sweepNode
-	// hist: by node, its subtree's waiters by their distance to it (the
-	// chains' depths), from 2 on: hist[x][i] is distance i+2 (0 is x's own
-	// edge, a waiter's or not: ownWaiter; 1 is sweepNode.h1).
-	// chains' depths).
-	hist [][]int32
+	// hist: by node that has one (histOf), its subtree's waiters by their
+	// distance to it (the chains' depths), from 2 on: its [i] is distance
+	// i+2 (0 is x's own edge, a waiter's or not: ownWaiter; 1 is
+	// sweepNode.h1). histOf: by node, its entry in hist + 1, 0 for none:
+	// 4 bytes a node where a slice each was 24, for nodes most of which
+	// never have waiters at distance 2 (33 MB of c5G-slow5's report at
+	// pass 1's peak).
+	hist   [][]int32
+	histOf []int32
 	// dirty: the roots whose tree changed at this instant, whose depth
 	// is taken when the instant is done.
 	dirty []int32
@@ -1095,7 +1099,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relWins, s.relWinOf, s.relFree, s.relExp = nil, nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
-	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
+	s.nd, s.hist, s.histOf = make([]sweepNode, nn), nil, make([]int32, nn)
 	for i := range s.nd {
 		s.nd[i].nodeAcc = -1
 	}
@@ -1114,7 +1118,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.pass2 = true
 	// The depths are pass 1's: its histograms let go (24 bytes a node
 	// and their counts, 51 MB of c5G-slow5's report).
-	s.hist = nil
+	s.hist, s.histOf = nil, nil
 	// The index of nodes by ID let go too (34 MB of c5G-slow5's report
 	// at its peak, the end of pass 2): the roots kept's nodes found now,
 	// and for nodeAccOf the nodes another node's ID names (a released
@@ -2345,9 +2349,32 @@ func (s *chainSweep) deep(x int32) []int32 {
 	if d.cnt-s.ownWaiter(x)-d.h1 == 0 {
 		return nil
 	}
-	h := trim(s.hist[x])
-	s.hist[x] = h
+	h := trim(s.histAt(x))
+	s.setHist(x, h)
 	return h
+}
+
+// histAt returns x's histogram (hist), nil for none.
+func (s *chainSweep) histAt(x int32) []int32 {
+	if i := s.histOf[x]; i > 0 {
+		return s.hist[i-1]
+	}
+	return nil
+}
+
+// setHist makes h x's histogram, an entry in hist given x when it has
+// none and h is not empty.
+func (s *chainSweep) setHist(x int32, h []int32) {
+	i := s.histOf[x]
+	if i == 0 {
+		if cap(h) == 0 {
+			return
+		}
+		s.hist = append(s.hist, nil)
+		i = int32(len(s.hist))
+		s.histOf[x] = i
+	}
+	s.hist[i-1] = h
 }
 
 // level is x's waiters at distance k (pass 1).
@@ -2370,12 +2397,12 @@ func (s *chainSweep) levels(x int32) int { return 2 + len(s.deep(x)) }
 
 // addDeep adds n to x's waiters at distance k >= 2 (hist).
 func (s *chainSweep) addDeep(x int32, k int, n int32) {
-	h := s.hist[x]
+	h := s.histAt(x)
 	for len(h) <= k-2 {
 		h = append(h, 0)
 	}
 	h[k-2] += n
-	s.hist[x] = h
+	s.setHist(x, h)
 }
 
 // link makes y x's parent (sign 1) or x no longer y's child (sign -1):
@@ -2405,7 +2432,7 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 				}
 			}
 			if j > 1 || x1 != 0 || len(hx) > 0 {
-				s.hist[u] = trim(s.hist[u])
+				s.setHist(u, trim(s.histAt(u)))
 			}
 		}
 	}

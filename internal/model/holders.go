@@ -231,10 +231,6 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			waiter(t)
 		})
 		sp.ahead = nil
-		// The room the threads were read into, as large as the most
-		// intervals any had (43 MB of c5G-slow5's report), let go: the
-		// holders' fold reads its holders' alone.
-		sp.ivs, sp.blame = nil, nil
 		if ws != nil {
 			hs.m, hs.at = m, heldBucketsAt(ws)
 		}

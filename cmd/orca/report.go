@@ -186,6 +186,9 @@ func runReport(u ui, args []string) error {
 		steps = newStepLine(u.stderr, rec.Prefix, time.Now)
 		ropt.Progress = steps.show
 	}
+	if prof.fine {
+		ropt.Progress = prof.showStep(ropt.Progress)
+	}
 	r, err := newReport(rec, res, ropt)
 	steps.end()
 	if err != nil {

@@ -582,9 +582,11 @@ func TestLinkSums(t *testing.T) {
 }
 
 // TestReleasesInWindow: a holder's window holds the releases an edge
-// asks for and the first that begins after its end, not the rest of the
-// piece read (releasesIn), with a spill or without; the next edges read
-// on from there.
+// asks for alone, not the first that begins after its end nor the rest
+// of the piece read (releasesIn), with a spill or without; it tells that
+// next one's start; the next edges read on from there; a window that
+// holds none is let go, and what an edge of a later bucket reads leaves
+// out those ended before the bucket.
 func TestReleasesInWindow(t *testing.T) {
 	for _, sp := range []*model.Model{nil, spilledModel(t)} {
 		s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
@@ -593,11 +595,17 @@ func TestReleasesInWindow(t *testing.T) {
 			s.addRelease(a, a+10, model.LockRef{Object: format.ObjectID(1 + i%3)})
 		}
 		s.putReleases()
+		if win, next, more := s.releasesIn(0, 0, 0); len(win) != 0 || next != 0 || !more || len(s.relWinOf) != 0 {
+			t.Fatalf("spill %v, an edge ending at 0: a window of %d releases (next %d, more %v, %d windows), want none, 0, true, none", sp != nil, len(win), next, more, len(s.relWinOf))
+		}
 		for _, b := range []format.Time{550, 551, 5_000, 19_950, 30_000} {
-			win := s.releasesIn(0, 0, b)
-			want := min(int(b+99)/100+1, 200) // those that begin before b, and the next
+			win, next, more := s.releasesIn(0, 0, b)
+			want := min(int(b+99)/100, 200) // those that begin before b
 			if len(win) != want || win[len(win)-1].a != format.Time(100*(want-1)) {
 				t.Fatalf("spill %v, an edge ending at %d: a window of %d releases, want %d", sp != nil, b, len(win), want)
+			}
+			if wantMore := want < 200; more != wantMore || more && next != format.Time(100*want) {
+				t.Fatalf("spill %v, an edge ending at %d: next %d (more %v), want %d (%v)", sp != nil, b, next, more, 100*want, wantMore)
 			}
 			for i, r := range win {
 				if r.a != format.Time(100*i) || r.b != r.a+10 || s.relLocks[r.lock].Object != format.ObjectID(1+i%3) {
@@ -605,6 +613,72 @@ func TestReleasesInWindow(t *testing.T) {
 				}
 			}
 		}
+	}
+	// A later bucket: the releases ended before its base are not held,
+	// and the window, empty, is let go.
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1000}
+		for i := range 50 {
+			a := format.Time(100 * i)
+			s.addRelease(a, a+10, model.LockRef{Object: 1})
+		}
+		s.putReleases()
+		win, next, more := s.releasesIn(0, 2, 2_050) // base 2 000
+		if len(win) != 1 || win[0].a != 2_000 || next != 2_100 || !more {
+			t.Fatalf("spill %v, bucket 2: a window of %+v, next %d (more %v), want the release at 2 000 alone, 2 100", sp != nil, win, next, more)
+		}
+		win, next, more = s.releasesIn(0, 3, 3_005) // base 3 000
+		if len(win) != 1 || win[0].a != 3_000 || next != 3_100 || !more {
+			t.Fatalf("spill %v, bucket 3: a window of %+v, next %d (more %v), want the release at 3 000 alone, 3 100", sp != nil, win, next, more)
+		}
+		if win, _, _ = s.releasesIn(0, 4, 4_000); len(win) != 0 || len(s.relWinOf) != 0 {
+			t.Fatalf("spill %v, bucket 4, an edge ending at its base: a window of %+v, %d windows, want none", sp != nil, win, len(s.relWinOf))
+		}
+		if win, _, more = s.releasesIn(0, 5, 1<<40); len(win) != 0 || more || len(s.relWinOf) != 0 {
+			// Bucket 5's base (5 000) is after the last release's end.
+			t.Fatalf("spill %v, bucket 5: a window of %d releases (more %v), want none left", sp != nil, len(win), more)
+		}
+	}
+}
+
+// TestReleasesExpire: a window no edge asks of again is let go at the
+// start of the first bucket after its last release ended (expire), not
+// held to the end of order; one an edge asked further of is looked at
+// again later.
+func TestReleasesExpire(t *testing.T) {
+	s := &chainSweep{relOf: make([]relGate, 2), relLockOf: map[model.LockRef]uint32{}, width: 1000}
+	for y := range int32(2) {
+		s.lastXi = y
+		for i := range 50 {
+			a := format.Time(100*i + int(y))
+			s.addRelease(a, a+10, model.LockRef{Object: 1})
+		}
+	}
+	s.putReleases()
+	s.relOf[0].run, s.relOf[1].run = 1, 2
+	// Both asked of in bucket 1 (base 1 000), to 1 250: the releases at
+	// 1 000, 1 100 and 1 200 held, the last ending at 1 210 (bucket 2's
+	// start to look at them again); node 1 then to 2 550 too (its last
+	// ends at 2 511).
+	for y := range int32(2) {
+		if win, _, _ := s.releasesIn(y, 1, 1_250); len(win) != 3 {
+			t.Fatalf("node %d: a window of %d releases, want 3", y, len(win))
+		}
+	}
+	if win, _, _ := s.releasesIn(1, 1, 2_550); len(win) != 16 {
+		t.Fatalf("node 1, to 2 550: a window of %d releases, want 16 (1 001 to 2 501)", len(win))
+	}
+	s.expire(2)
+	if _, ok := s.relWinOf[1]; !ok || len(s.relWinOf) != 1 {
+		t.Fatalf("at bucket 2: windows %v, want node 1's alone", s.relWinOf)
+	}
+	s.expire(3)
+	if len(s.relWinOf) != 0 || len(s.relFree) != 2 {
+		t.Fatalf("at bucket 3: windows %v (%d free), want none (2)", s.relWinOf, len(s.relFree))
+	}
+	// Read on from where they were: node 0 from 1 300.
+	if win, next, _ := s.releasesIn(0, 4, 4_150); len(win) != 2 || win[0].a != 4_000 || next != 4_200 {
+		t.Fatalf("node 0, bucket 4: a window of %+v, next %d, want 4 000 and 4 100, next 4 200", win, next)
 	}
 }
 

@@ -586,11 +586,16 @@ type chainSweep struct {
 	onNear [1024]onSlot
 	toNear [1 << toNearBits]toSlot
 
-	// The edges' collection (interval): the thread last given, its node
-	// and whether its contentions are the View's (src edges), its last
-	// edge's start and end; the last thread waited for and the last lock,
-	// which mostly repeat.
-	lastT      *model.Thread
+	// The edges' collection (interval): the thread last given (its ID,
+	// not the Thread: the holders' pass gives its copy read back from
+	// the spill, whose intervals are in the room the pass read every
+	// thread's into, as large as the most any had, 43 MB of c5G-slow5's
+	// report, held so through the holders' fold to the end of pass 2),
+	// its node and whether its contentions are the View's (src edges),
+	// its last edge's start and end; the last thread waited for and the
+	// last lock, which mostly repeat.
+	lastID     format.ThreadID
+	haveLastT  bool
 	lastXi     int32
 	lastKept   bool
 	lastTo     format.ThreadID
@@ -604,11 +609,15 @@ type chainSweep struct {
 
 	// The forest, by node (sweepNode).
 	nd []sweepNode
-	// hist: by node, its subtree's waiters by their distance to it (the
-	// chains' depths), from 2 on: hist[x][i] is distance i+2 (0 is x's own
-	// edge, a waiter's or not: ownWaiter; 1 is sweepNode.h1).
-	// chains' depths).
-	hist [][]int32
+	// hist: by node that has one (histOf), its subtree's waiters by their
+	// distance to it (the chains' depths), from 2 on: its [i] is distance
+	// i+2 (0 is x's own edge, a waiter's or not: ownWaiter; 1 is
+	// sweepNode.h1). histOf: by node, its entry in hist + 1, 0 for none:
+	// 4 bytes a node where a slice each was 24, for nodes most of which
+	// never have waiters at distance 2 (33 MB of c5G-slow5's report at
+	// pass 1's peak).
+	hist   [][]int32
+	histOf []int32
 	// dirty: the roots whose tree changed at this instant, whose depth
 	// is taken when the instant is done.
 	dirty []int32
@@ -670,7 +679,9 @@ type chainSweep struct {
 	relOf     []relGate
 	relShift  uint8
 	rels      []relRun
-	relWins   []relWin // by relRun.w - 1; relFree: those let go
+	relWins   []relWin        // by relWinOf; relFree: those let go
+	relWinOf  map[int32]int32 // by run, its window in relWins, while it has one
+	relExp    [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
 	relFree   []int32
 	relMem    [][]byte // without a spill: by run, its bytes still to read
 	relLocks  []model.LockRef
@@ -741,24 +752,38 @@ type sweepNode struct {
 }
 
 // relRun is a holder's releases in the spill: ref the bytes not yet read,
-// w its window in relWins + 1 while it is read (0: not begun, or read and
-// let go): one for every thread that released a contended lock (1.33 M
-// at 5 GB), where a window in each was 56 bytes a run (135 MB of
-// c5G-slow5's report's live heap at its peak); a few thousand are read at
-// once.
+// prevB the end of the last release read (the next is packed against
+// it): one for every thread that released a contended lock (1.33 M at 5
+// GB), where a window in each was 56 bytes a run (135 MB of c5G-slow5's
+// report's live heap at its peak). Its window, while it holds releases,
+// is in relWins by relWinOf.
 type relRun struct {
 	ref   model.ScratchRef
-	trimK int32 // the bucket win was trimmed for last
-	w     int32
+	prevB format.Time
 }
 
-// relWin is a run's window: prevB the end of the last release read (the
-// next is read against it), win those read that may still cut an edge,
-// in time order (ended after the bucket being ordered began).
+// relWin is a run's window while it holds releases: win those read that
+// may still cut an edge, in time order (each begun before the end of an
+// edge that asked, none ended before the bucket it was trimmed for last,
+// trimK). A run whose window is empty has none (relWinOf): a window held
+// the first release that begins after the edges asked for alone, for
+// every holder with releases left, and the releases no edge asked for
+// again since, with the largest arrays a window had had (162 MB of
+// c5G-slow5's report at its peak, in order, where they were live ~2 K of
+// c128's 25 K).
 type relWin struct {
-	prevB format.Time
 	win   []relSpan
+	trimK int32
+	// expK: the bucket at whose start it is looked at again (in
+	// chainSweep.relExp: let go if all its releases ended before, as a
+	// window no edge asks of again held them to the end of order), 0 for
+	// none.
+	expK int32
 }
+
+// relWinKeep is the most releases a window's array may hold to be kept
+// for the next window (a larger one is let go with its window).
+const relWinKeep = 64
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth):
 // one for each thread ever a root (1.33 M at 5 GB), where a chainAcc is
@@ -822,6 +847,14 @@ const relMaxSize = 3 * binary.MaxVarintLen64
 // table is 8 bytes, not 16 (32 MB of c5G-slow5's report at the peak of
 // order, the report's once pass 2's was cut).
 type nodeIndex struct {
+	// m, when set, finds the nodes of its threads (node i its thread i,
+	// below nm) by its index of them (Model.ThreadIndexWith, *ids the
+	// nodes' IDs): the rest below holds the others alone, the threads
+	// waited for that it has not (the same index twice was 16 MB of
+	// c5G-slow5's report at its peaks).
+	m   *model.Model
+	ids *[]format.ThreadID
+	nm  int
 	by  []int32 // by ID: the node + 1, 0 for none
 	far []farNode
 	// farN: the IDs in far; farShift: 64 - log2(len(far)).
@@ -880,6 +913,11 @@ func (x *nodeIndex) reset(ids []format.ThreadID) {
 
 // lookup returns id's node, and whether it has one.
 func (x *nodeIndex) lookup(id format.ThreadID) (int32, bool) {
+	if x.m != nil {
+		if i, _ := x.m.ThreadIndexWith(id, (*x.ids)[:x.nm]); i >= 0 {
+			return int32(i), true
+		}
+	}
 	if id < format.ThreadID(len(x.by)) {
 		n := x.by[id]
 		return n - 1, n > 0
@@ -958,7 +996,12 @@ func newChainSweep(v *model.View) *chainSweep {
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
 	}
-	s.node.reset(s.ids)
+	if _, ok := m.ThreadIndexWith(0, s.ids); ok {
+		s.node.reset(nil)
+		s.node.m, s.node.ids, s.node.nm = m, &s.ids, len(s.ids)
+	} else {
+		s.node.reset(s.ids)
+	}
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)
@@ -1042,11 +1085,6 @@ func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 // for chainBatch roots at a time: its links and stretches by root kept
 // are every root's with --top 0 (0.77 GB of c1G's report at its peak).
 func (s *chainSweep) list(n, links int) (*ChainList, int) {
-	// The last thread given is the holders' pass's copy, read back from
-	// the spill: its intervals are in the room the pass read every
-	// thread's into, as large as the most any had (43 MB of c5G-slow5's
-	// report, held to its peak, the end of pass 2).
-	s.lastT = nil
 	s.putReleases()
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
@@ -1058,10 +1096,10 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relNode = nil
 	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
-	s.relWins, s.relFree = nil, nil
+	s.relWins, s.relWinOf, s.relFree, s.relExp = nil, nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
-	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
+	s.nd, s.hist, s.histOf = make([]sweepNode, nn), nil, make([]int32, nn)
 	for i := range s.nd {
 		s.nd[i].nodeAcc = -1
 	}
@@ -1080,7 +1118,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.pass2 = true
 	// The depths are pass 1's: its histograms let go (24 bytes a node
 	// and their counts, 51 MB of c5G-slow5's report).
-	s.hist = nil
+	s.hist, s.histOf = nil, nil
 	// The index of nodes by ID let go too (34 MB of c5G-slow5's report
 	// at its peak, the end of pass 2): the roots kept's nodes found now,
 	// and for nodeAccOf the nodes another node's ID names (a released
@@ -1350,8 +1388,8 @@ func (s *chainSweep) reset() {
 // order (they do not overlap, nor do a contention's blame spans); kept
 // says t is one of the View's threads (its contentions' time is blamed).
 func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan, kept bool) {
-	if t != s.lastT {
-		s.lastT, s.lastXi, s.lastKept = t, s.node.get(t.ID), kept
+	if t.ID != s.lastID || !s.haveLastT {
+		s.lastID, s.haveLastT, s.lastXi, s.lastKept = t.ID, true, s.node.get(t.ID), kept
 	}
 	if ref, ok := s.m.Released(iv); ok {
 		if l := s.m.Lock(ref.Object, ref.Kind); l != nil && (l.Contentions > 0 || l.Open > 0) {
@@ -1443,44 +1481,44 @@ func (s *chainSweep) putReleases() {
 
 // releasesIn returns node y's releases that may cut an edge of bucket k
 // ending at b: its window, those ended before bucket k let go, read on
-// until one begins at or after b (or none is left). A piece read is
-// decoded that far alone, the rest read again (from relNear) when an edge
-// asks: decoded whole, a piece's ~40 releases, most never asked for,
-// stayed in the window until their bucket (125–156 MB of the windows at
-// c5G-slow5's report's peak, in order).
-func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
+// while they begin before b; and the start of the first after them
+// (next), more false when none is left. The first that begins at or
+// after b is not taken (read again when an edge asks, and told the gate:
+// splitReleased), and a run's window is let go when it holds none, so
+// that a holder waited for now and then holds nothing between. A piece
+// read is decoded that far alone, the rest read again (from relNear) when
+// an edge asks: decoded whole, a piece's ~40 releases, most never asked
+// for, stayed in the window until their bucket (125–156 MB of the windows
+// at c5G-slow5's report's peak, in order).
+func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
-	if r.w == 0 {
-		if !s.relLeft(x) {
-			return nil // read and let go
-		}
-		if n := len(s.relFree); n > 0 {
-			r.w, s.relFree = s.relFree[n-1], s.relFree[:n-1]
-		} else {
-			s.relWins = append(s.relWins, relWin{})
-			r.w = int32(len(s.relWins))
-		}
+	wi, open := s.relWinOf[x]
+	if !open && !s.relLeft(x) {
+		return nil, 0, false // read and let go
 	}
-	rw := &s.relWins[r.w-1]
-	if k > int(r.trimK) {
-		// An edge of bucket k begins at its base or after: trimmed once
-		// a bucket (splitReleased finds an edge's first release by a
-		// search, whatever win holds before it).
-		r.trimK = int32(k)
-		base := s.base(k)
-		i, n := 0, len(rw.win)
-		for i < n {
-			h := int(uint(i+n) >> 1)
-			if rw.win[h].b <= base {
-				i = h + 1
-			} else {
-				n = h
+	// An edge of bucket k begins at its base or after: a release ended
+	// before it cuts none (splitReleased finds an edge's first release
+	// by a search, whatever win holds before it). Trimmed once a bucket.
+	base := s.base(k)
+	var rw *relWin
+	if open {
+		rw = &s.relWins[wi]
+		if k > int(rw.trimK) {
+			rw.trimK = int32(k)
+			i, n := 0, len(rw.win)
+			for i < n {
+				h := int(uint(i+n) >> 1)
+				if rw.win[h].b <= base {
+					i = h + 1
+				} else {
+					n = h
+				}
 			}
+			rw.win = rw.win[i:]
 		}
-		rw.win = rw.win[i:]
 	}
-	for len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b {
+	for {
 		var p []byte
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			p = s.relMem[x]
@@ -1489,23 +1527,42 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 			p = s.relRoom
 		}
 		if len(p) == 0 {
+			more = false
 			break
 		}
-		used := 0
-		for used < len(p) && (len(rw.win) == 0 || rw.win[len(rw.win)-1].a < b) {
+		used, stop := 0, false
+		for used < len(p) {
 			da, n1 := binary.Uvarint(p[used:])
 			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
 			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])
 			if n1 <= 0 || n2 <= 0 || n3 <= 0 {
 				break // cut by the piece's end: read again with the next
 			}
-			a := rw.prevB + format.Time(da)
-			rw.prevB = a + format.Time(ln)
-			rw.win = append(rw.win, relSpan{a, rw.prevB, uint32(lk)})
+			a := r.prevB + format.Time(da)
+			if a >= b {
+				next, more, stop = a, true, true
+				break
+			}
+			r.prevB = a + format.Time(ln)
 			used += n1 + n2 + n3
-		}
-		if used == 0 {
-			break // no whole release in what is left: none more
+			if k > 0 && r.prevB <= base {
+				continue // ended before the bucket: as trimmed
+			}
+			if rw == nil {
+				if n := len(s.relFree); n > 0 {
+					wi, s.relFree = s.relFree[n-1], s.relFree[:n-1]
+				} else {
+					wi = int32(len(s.relWins))
+					s.relWins = append(s.relWins, relWin{})
+				}
+				if s.relWinOf == nil {
+					s.relWinOf = map[int32]int32{}
+				}
+				s.relWinOf[x], open = wi, true
+				rw = &s.relWins[wi]
+				rw.trimK = int32(k)
+			}
+			rw.win = append(rw.win, relSpan{a, r.prevB, uint32(lk)})
 		}
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
@@ -1514,16 +1571,81 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 		} else {
 			r.ref = r.ref.Slice(used, r.ref.Len())
 		}
+		if stop {
+			break
+		}
+		if used == 0 {
+			more = false
+			break // no whole release in what is left: none more
+		}
 	}
-	if len(rw.win) == 0 && !s.relLeft(x) {
-		// All read, none left that may cut an edge: its window let go.
-		// Later buckets begin later: none of its releases is read again.
-		s.relFree = append(s.relFree, r.w)
-		*rw = relWin{win: rw.win[:0]}
-		r.w = 0
-		return nil
+	if !open {
+		return nil, next, more
 	}
-	return rw.win
+	if len(rw.win) == 0 {
+		s.letGoWin(x, wi)
+		return nil, next, more
+	}
+	if rw.expK == 0 {
+		s.expireAt(x, rw)
+	}
+	return rw.win, next, more
+}
+
+// letGoWin lets run x's window wi go: it holds no release that may cut an
+// edge (the next read goes on from the run).
+func (s *chainSweep) letGoWin(x, wi int32) {
+	rw := &s.relWins[wi]
+	if cap(rw.win) > relWinKeep {
+		rw.win = nil
+	}
+	rw.win, rw.expK = rw.win[:0], 0
+	delete(s.relWinOf, x)
+	s.relFree = append(s.relFree, wi)
+}
+
+// expireAt puts run x's window rw to be looked at again at the start of
+// the first bucket that begins after its last release ends (none past
+// the last bucket).
+func (s *chainSweep) expireAt(x int32, rw *relWin) {
+	end := rw.win[len(rw.win)-1].b
+	// Bucket 0 trims none: its edges may begin before lo.
+	k := max(int((end-s.lo+s.width-1)/s.width), 1)
+	if k >= edgeBuckets {
+		return
+	}
+	if s.relExp == nil {
+		s.relExp = make([][]int32, edgeBuckets)
+	}
+	s.relExp[k] = append(s.relExp[k], x)
+	rw.expK = int32(k)
+}
+
+// expire looks again, at the start of bucket k, at the windows put to
+// it (expireAt): one whose releases all ended before it begins is let
+// go, the others put to the bucket their last ends in now.
+func (s *chainSweep) expire(k int) {
+	if s.relExp == nil || len(s.relExp[k]) == 0 {
+		return
+	}
+	base := s.base(k)
+	for _, x := range s.relExp[k] {
+		wi, ok := s.relWinOf[x]
+		if !ok {
+			continue
+		}
+		rw := &s.relWins[wi]
+		if rw.expK != int32(k) {
+			continue // let go and made again since, or put to another
+		}
+		rw.expK = 0
+		if n := len(rw.win); n == 0 || rw.win[n-1].b <= base {
+			s.letGoWin(x, wi)
+		} else {
+			s.expireAt(x, rw)
+		}
+	}
+	s.relExp[k] = nil
 }
 
 // relLeft reports whether run x has releases not read yet: in the spill
@@ -1615,6 +1737,7 @@ func (s *chainSweep) order() {
 	s.relBase = int32(len(s.ids))
 	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
 	for k := range s.buckets {
+		s.expire(k)
 		l := &s.buckets[k]
 		if l.n == 0 && len(pend[k]) == 0 {
 			continue
@@ -1823,10 +1946,13 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	default:
 		return buf
 	}
-	rs := s.releasesIn(int32(y), k, e.b)
-	g.q = math.MaxUint32
+	rs, next, more := s.releasesIn(int32(y), k, e.b)
 	if len(rs) > 0 {
-		g.q = 1 + uint32(min(max(rs[0].a-s.lo, 0)>>s.relShift, math.MaxUint32-2))
+		next, more = rs[0].a, true
+	}
+	g.q = math.MaxUint32
+	if more {
+		g.q = 1 + uint32(min(max(next-s.lo, 0)>>s.relShift, math.MaxUint32-2))
 	}
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a
@@ -2223,9 +2349,32 @@ func (s *chainSweep) deep(x int32) []int32 {
 	if d.cnt-s.ownWaiter(x)-d.h1 == 0 {
 		return nil
 	}
-	h := trim(s.hist[x])
-	s.hist[x] = h
+	h := trim(s.histAt(x))
+	s.setHist(x, h)
 	return h
+}
+
+// histAt returns x's histogram (hist), nil for none.
+func (s *chainSweep) histAt(x int32) []int32 {
+	if i := s.histOf[x]; i > 0 {
+		return s.hist[i-1]
+	}
+	return nil
+}
+
+// setHist makes h x's histogram, an entry in hist given x when it has
+// none and h is not empty.
+func (s *chainSweep) setHist(x int32, h []int32) {
+	i := s.histOf[x]
+	if i == 0 {
+		if cap(h) == 0 {
+			return
+		}
+		s.hist = append(s.hist, nil)
+		i = int32(len(s.hist))
+		s.histOf[x] = i
+	}
+	s.hist[i-1] = h
 }
 
 // level is x's waiters at distance k (pass 1).
@@ -2248,12 +2397,12 @@ func (s *chainSweep) levels(x int32) int { return 2 + len(s.deep(x)) }
 
 // addDeep adds n to x's waiters at distance k >= 2 (hist).
 func (s *chainSweep) addDeep(x int32, k int, n int32) {
-	h := s.hist[x]
+	h := s.histAt(x)
 	for len(h) <= k-2 {
 		h = append(h, 0)
 	}
 	h[k-2] += n
-	s.hist[x] = h
+	s.setHist(x, h)
 }
 
 // link makes y x's parent (sign 1) or x no longer y's child (sign -1):
@@ -2283,7 +2432,7 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 				}
 			}
 			if j > 1 || x1 != 0 || len(hx) > 0 {
-				s.hist[u] = trim(s.hist[u])
+				s.setHist(u, trim(s.histAt(u)))
 			}
 		}
 	}

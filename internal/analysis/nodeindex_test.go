@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"orca/internal/format"
@@ -92,6 +93,58 @@ func TestLinkWord(t *testing.T) {
 			if got := linkOf(linkWord(k.x, k.to, k.lk, b.node, b.lk), b.node, b.lk); got != k {
 				t.Errorf("%d and %d bits: %+v came back as %+v", b.node, b.lk, k, got)
 			}
+		}
+	}
+}
+
+// TestNodeIndexModel: the nodes of a Model's threads found by its index
+// (Model.ThreadIndexWith), the threads waited for that it lacks by the
+// chains' own, give what an index of them all gives (the plain one), for
+// every ID and for IDs of none; fails with the Model's index not asked
+// first or an ID of its taken for another.
+func TestNodeIndexModel(t *testing.T) {
+	m := spilledModel(t)
+	ids := make([]format.ThreadID, m.NumThreads())
+	for i, th := range m.AllThreads() {
+		ids[i] = th.ID
+	}
+	if len(ids) < 2 {
+		t.Fatalf("%d threads", len(ids))
+	}
+	var plain, via nodeIndex
+	plain.reset(ids)
+	if _, ok := m.ThreadIndexWith(0, ids); !ok {
+		t.Fatal("the model has no index of its threads")
+	}
+	via.reset(nil)
+	via.m, via.ids, via.nm = m, &ids, len(ids)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 500 { // the threads waited for that the Model lacks
+		id := format.ThreadID(rng.Uint64N(1 << 33))
+		if i%3 == 0 {
+			id = format.ThreadID(rng.Uint64N(4096))
+		}
+		if _, ok := plain.lookup(id); ok {
+			continue
+		}
+		n := int32(len(ids))
+		ids = append(ids, id) // the chains' ids grow so (emit)
+		plain.set(id, n)
+		via.set(id, n)
+	}
+	for _, id := range ids {
+		pn, pok := plain.lookup(id)
+		vn, vok := via.lookup(id)
+		if pn != vn || pok != vok || !vok {
+			t.Fatalf("node of %d: %d, %v by the Model's index; %d, %v by the plain one", id, vn, vok, pn, pok)
+		}
+	}
+	for range 2000 {
+		id := format.ThreadID(rng.Uint64N(1 << 34))
+		pn, pok := plain.lookup(id)
+		vn, vok := via.lookup(id)
+		if pn != vn && pok || pok != vok {
+			t.Fatalf("node of %d: %d, %v by the Model's index; %d, %v by the plain one", id, vn, vok, pn, pok)
 		}
 	}
 }

@@ -525,8 +525,10 @@ var heldBlock = 16 << 10
 // (a var: the tests cut pieces of a span or a few). c1G's buckets have
 // 6 000 spans at the median, 130 000 at the 99th centile and 0.95 M at
 // most (with every lock's holders folded, --top 0): a bucket past it is
-// merged from runs, a write and a read more of its spans.
-var heldPiece = 1 << 18
+// merged from runs, a write and a read more of its spans. Its two arrays
+// of 1<<18 were 16 MB of c5G-slow5's report at its peak (the holders'
+// spans, the wait chains' edges held beside them).
+var heldPiece = 1 << 17
 
 // heldMerged, when set (the tests), is told the runs of each bucket
 // merged from more than one piece.

@@ -1173,6 +1173,28 @@ func (m *Model) threadIndex(id format.ThreadID) int {
 	}
 }
 
+// ThreadIndexWith returns the index in Threads of the thread id, -1 when
+// none, by the Model's index of its threads, with ids the threads' IDs by
+// index (a caller's copy: ThreadIDAt reads a thread's record, one more
+// miss of the cache a probe); ok false when the Model has no such index
+// (one not built as orca report's: Thread's map). The wait chains find
+// their nodes so, not by an index of their own as large (16 MB of
+// c5G-slow5's report at its peaks).
+func (m *Model) ThreadIndexWith(id format.ThreadID, ids []format.ThreadID) (_ int, ok bool) {
+	if m.byThread != nil || m.thIdx == nil {
+		return -1, false
+	}
+	for i := threadSlot(id, len(m.thIdx)); ; i = (i + 1) & (len(m.thIdx) - 1) {
+		x := m.thIdx[i]
+		if x == 0 {
+			return -1, true
+		}
+		if ids[x-1] == id {
+			return int(x - 1), true
+		}
+	}
+}
+
 // threadSlot is id's first slot in an index of n slots (a power of 2),
 // by probeTab's hash.
 func threadSlot(id format.ThreadID, n int) int {

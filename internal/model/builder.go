@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"unsafe"
-	"weak"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -681,13 +680,10 @@ func (b *Builder) letGo(ts *tstate) {
 		return
 	}
 	x := b.th
-	if x.wk == nil {
+	if x.ids == nil {
 		x.ids = &b.m.packed.ids
 	}
-	for len(x.wk) < len(x.byNum) {
-		x.wk = append(x.wk, weak.Pointer[tstate]{})
-	}
-	x.wk[ts.num] = weak.Make(ts)
+	x.keepWeak(ts)
 	x.byNum[ts.num] = nil
 	if b.lastThread == ts {
 		b.lastThread = nil
@@ -714,7 +710,7 @@ func (b *Builder) wakeThread(n int) *tstate {
 	if wakeGC {
 		runtime.GC()
 	}
-	ts := x.wk[n].Value()
+	ts := x.weakOf(n)
 	if ts == nil || checkWake {
 		t := b.m.ThreadAt(n)
 		if err := b.spill.flush(); err != nil {
@@ -737,7 +733,7 @@ func (b *Builder) wakeThread(n int) *tstate {
 			panic(fmt.Sprintf("thread %v let go: %+v, made again %+v", t.ID, *ts, *w))
 		}
 	}
-	x.byNum[n], x.wk[n] = ts, weak.Pointer[tstate]{}
+	x.byNum[n] = ts
 	return ts
 }
 

@@ -948,7 +948,7 @@ func (a *lockAgg) finish() *Lock {
 	if len(wb) <= GroupMaxWaits {
 		a.waitedBy = wb
 	}
-	putOwners(l, a.mergedOwners(nil), a.sp)
+	a.finishOwners(l)
 	a.owners = blameTab{}
 	nHeld := 0
 	for _, s := range a.sites.sorted() {

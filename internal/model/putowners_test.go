@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -40,5 +41,61 @@ func TestPutOwners(t *testing.T) {
 	}
 	if !slices.Equal(l.Owners, want) {
 		t.Error("the owners are not in the order of a stable sort by time blamed")
+	}
+}
+
+// TestFinishOwners: a lock's owners in runs (Options.SpillOwners) are
+// summed by thread, sorted as Lock.Owners and written to the spill
+// holding at most ownerChunk of them at once, and read back (OwnersOf)
+// as the same owners sorted in memory. Fails with them all merged into
+// memory first (their 32 bytes each, and a sort's copy).
+func TestFinishOwners(t *testing.T) {
+	s, err := openSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.f.Close()
+	old := ownerChunk
+	defer func() { ownerChunk = old }()
+	ownerChunk = 4096
+	r := rand.New(rand.NewPCG(9, 10))
+	sum := map[format.ThreadID]Blame{}
+	a := &lockAgg{sp: s}
+	const n = 100_000
+	for range 4 {
+		var run []Blame
+		th := format.ThreadID(0)
+		for range n / 2 {
+			th += format.ThreadID(1 + r.IntN(8))
+			bl := Blame{Thread: th, Contentions: 1 + r.IntN(3), Blamed: format.Time(r.IntN(1000)), Open: r.IntN(2)}
+			run = append(run, bl)
+			u := sum[th]
+			u.Thread, u.Contentions, u.Blamed, u.Open = th, u.Contentions+bl.Contentions, u.Blamed+bl.Blamed, u.Open+bl.Open
+			sum[th] = u
+		}
+		rs, ok := putRun(s, run, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
+		if !ok {
+			t.Fatal("the spill took no run")
+		}
+		a.ownerRuns = append(a.ownerRuns, rs)
+	}
+	var want []Blame
+	for _, bl := range sum {
+		want = append(want, bl)
+	}
+	sortOwners(want)
+	var l Lock
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	a.finishOwners(&l)
+	runtime.ReadMemStats(&after)
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := (&Model{spill: s}).OwnersOf(&l); !slices.Equal(got, want) || l.OwnerCount() != len(want) {
+		t.Fatalf("%d owners read back (%d counted), want %d", len(got), l.OwnerCount(), len(want))
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > uint64(len(want))*32/4 {
+		t.Errorf("%d bytes allocated for %d owners, in chunks of %d", a, len(want), ownerChunk)
 	}
 }

@@ -419,3 +419,7 @@ func WakeAfterGC(f func()) {
 	defer func() { wakeGC = false }()
 	f()
 }
+
+// ThreadIndexSlots returns the slots of m's index of its threads by ID
+// (thIdx).
+func ThreadIndexSlots(m *Model) int { return len(m.thIdx) }

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -97,5 +98,18 @@ func TestFinishOwners(t *testing.T) {
 	}
 	if a := after.TotalAlloc - before.TotalAlloc; a > uint64(len(want))*32/4 {
 		t.Errorf("%d bytes allocated for %d owners, in chunks of %d", a, len(want), ownerChunk)
+	}
+}
+
+// TestUnparkedSize: a lock's table of its unparkers keeps 16 bytes beside
+// each thread's key (a thread each of the many that ever unparked a
+// waiter), not a Blame of 32. Fails with the Blame kept.
+func TestUnparkedSize(t *testing.T) {
+	if n := reflect.TypeOf(lockAgg{}.unparked).Elem().Size(); n > 16 {
+		t.Errorf("%d bytes an unparker, want 16", n)
+	}
+	u := unparkAgg{n: 3, blamed: 7}
+	if got, want := u.blame(5), (Blame{Thread: 5, Contentions: 3, Blamed: 7}); got != want {
+		t.Errorf("blame %+v, want %+v", got, want)
 	}
 }

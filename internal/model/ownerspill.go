@@ -167,7 +167,6 @@ func (a *lockAgg) finishOwners(l *Lock) {
 	}
 	chunk := make([]Blame, 0, min(ownerChunk, 1024))
 	var runs [][]ScratchRef
-	spilt := true          // the chunks go to the spill: not once it takes no more
 	tab := a.ownersTo(nil) // in order of thread
 	mergeRuns(sp, a.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
@@ -180,14 +179,12 @@ func (a *lockAgg) finishOwners(l *Lock) {
 				d.Open += bl.Open
 				return
 			}
-			if spilt && len(chunk) == ownerChunk {
-				// Its last is whole: bl is of another thread.
+			if len(chunk) == ownerChunk && sp.err == nil {
+				// Its last is whole: bl is of another thread. A spill
+				// that failed takes no more (its chunk grows on).
 				sortOwners(chunk)
-				run, ok := putRun(sp, chunk, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
-				if ok {
+				if run, ok := putRun(sp, chunk, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) }); ok {
 					runs, chunk = append(runs, run), chunk[:0]
-				} else {
-					spilt = false
 				}
 			}
 			chunk = append(chunk, bl)
@@ -200,9 +197,9 @@ func (a *lockAgg) finishOwners(l *Lock) {
 	sortOwners(chunk)
 	read := func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) }
 	if sp.err != nil {
-		// Kept in memory, as putOwners keeps them.
-		l.Owners = l.Owners[:0]
-		mergeRuns(sp, runs, chunk, compareOwners, read, func(bl Blame) { l.Owners = append(l.Owners, bl) })
+		// A spill that failed fails Build (DropIntervals): the runs are
+		// not read back (as mergedOwners), the last chunk kept.
+		putOwners(l, chunk, sp)
 		return
 	}
 	b := make([]byte, 0, ownerPiece)

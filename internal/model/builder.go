@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"unsafe"
-	"weak"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -411,8 +410,16 @@ type tbody struct {
 	// between passes the wake-up on (pendingUnpark.passed).
 	parkShared bool
 	acqEnd     acqEnd
-	order      *LockOrder
-	ivs        ivList
+	// inits: the class initialisations it waited on (ClassInitWaited),
+	// every one since it was first seen when initsAll (a thread brought
+	// back has lost those of before: Builder.classInit then asks the
+	// class's waiters). A thread waits on a few: these are the sets of
+	// the class's waiters, which were a slot of 8 to 16 bytes for every
+	// thread ever seen (16 MB of c5G-slow5's fold's live peak).
+	inits    []*ClassInit
+	initsAll bool
+	order    *LockOrder
+	ivs      ivList
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg: the aggregation of its intervals (Builder.seal).
@@ -446,6 +453,8 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	bd.smpGiven, bd.smpLast, bd.lentGiven, bd.lentLast = 0, 0, 0, 0
 	bd.fed, bd.spilt, bd.busy, bd.schedAt = rs.fed, rs.spilt, rs.busy, rs.schedAt
 	bd.feeding, bd.ending = false, false
+	clear(bd.inits) // their pointers
+	bd.inits, bd.initsAll = bd.inits[:0], rs == &newRest
 	bd.ivs = ivList{base: rs.ivBase, unsorted: rs.ivUnsorted, prev: rs.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64, maxEnd: math.MinInt64}
 	if b.tOf(ts).fold == nil {
@@ -681,13 +690,10 @@ func (b *Builder) letGo(ts *tstate) {
 		return
 	}
 	x := b.th
-	if x.wk == nil {
+	if x.ids == nil {
 		x.ids = &b.m.packed.ids
 	}
-	for len(x.wk) < len(x.byNum) {
-		x.wk = append(x.wk, weak.Pointer[tstate]{})
-	}
-	x.wk[ts.num] = weak.Make(ts)
+	x.keepWeak(ts)
 	x.byNum[ts.num] = nil
 	if b.lastThread == ts {
 		b.lastThread = nil
@@ -714,7 +720,7 @@ func (b *Builder) wakeThread(n int) *tstate {
 	if wakeGC {
 		runtime.GC()
 	}
-	ts := x.wk[n].Value()
+	ts := x.weakOf(n)
 	if ts == nil || checkWake {
 		t := b.m.ThreadAt(n)
 		if err := b.spill.flush(); err != nil {
@@ -737,7 +743,7 @@ func (b *Builder) wakeThread(n int) *tstate {
 			panic(fmt.Sprintf("thread %v let go: %+v, made again %+v", t.ID, *ts, *w))
 		}
 	}
-	x.byNum[n], x.wk[n] = ts, weak.Pointer[tstate]{}
+	x.byNum[n] = ts
 	return ts
 }
 
@@ -1153,7 +1159,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 			b.condChanged()
 		}
 	case format.ClassInitLock, format.ClassInitWaited:
-		b.classInit(ev, stack)
+		b.classInit(ts, ev, stack)
 	case format.ThreadUnpark:
 		// A self-unpark too: it sets the thread's own permit.
 		if ev.Target != 0 {

@@ -20,8 +20,11 @@ type ClassInit struct {
 	Waits   int               // ClassInitWaited: waits that ended
 	Waiters []format.ThreadID // distinct threads that waited, in order
 	Sites   []StackID         // where each distinct wait ended, in order
-	// seen: Waiters and Sites as sets, for the fold (a class many threads
-	// wait on would cost a scan of them all at each wait).
+	// seenWaiter: Waiters as a set, for the fold, made when a thread
+	// that does not know all the class initialisations it waited on
+	// waits (tbody.inits: a thread brought back; a class many threads
+	// wait on would cost a scan of them all at each wait); seenSite:
+	// Sites as a set.
 	seenWaiter *keySet
 	seenSite   *keySet
 }
@@ -57,8 +60,8 @@ func (m *Model) ClassName(obj format.ObjectID) string {
 	return ""
 }
 
-// classInit folds a ClassInitLock or ClassInitWaited line.
-func (b *Builder) classInit(ev *reader.Event, stack StackID) {
+// classInit folds a ClassInitLock or ClassInitWaited line of ts.
+func (b *Builder) classInit(ts *tstate, ev *reader.Event, stack StackID) {
 	ci := b.m.initLocks[ev.Object]
 	if ci == nil {
 		ci = &ClassInit{Object: ev.Object}
@@ -75,13 +78,52 @@ func (b *Builder) classInit(ev *reader.Event, stack StackID) {
 		return
 	}
 	ci.Waits++
-	if ci.seenWaiter == nil {
-		ci.seenWaiter, ci.seenSite = &keySet{}, &keySet{}
+	if ci.seenSite == nil {
+		ci.seenSite = &keySet{}
 	}
-	if ci.seenWaiter.add(uint64(ev.Thread)) {
+	if b.newWaiter(ts, ci, ev.Thread) {
 		ci.Waiters = append(ci.Waiters, ev.Thread)
 	}
 	if ci.seenSite.add(uint64(stack)) {
 		ci.Sites = append(ci.Sites, stack)
 	}
+}
+
+// initsMost is the most class initialisations a thread's own list
+// (tbody.inits) holds.
+var initsMost = 64
+
+// newWaiter reports whether th, of ts, had not waited on ci yet, and
+// notes that it has: in the thread's own list (tbody.inits) when it holds
+// all its waits, else in the class's set of its waiters, made then from
+// Waiters and kept from then on.
+func (b *Builder) newWaiter(ts *tstate, ci *ClassInit, th format.ThreadID) bool {
+	bd := ts.body
+	if ts.id != th || !bd.initsAll {
+		if ci.seenWaiter == nil {
+			ci.seenWaiter = &keySet{}
+			for _, w := range ci.Waiters {
+				ci.seenWaiter.add(uint64(w))
+			}
+		}
+		return ci.seenWaiter.add(uint64(th))
+	}
+	for _, c := range bd.inits {
+		if c == ci {
+			return false
+		}
+	}
+	if len(bd.inits) == initsMost {
+		// A thread of many: the classes' sets from now on, not a scan
+		// of its list at each wait (those made then from Waiters have
+		// it already).
+		clear(bd.inits)
+		bd.inits, bd.initsAll = bd.inits[:0], false
+		return b.newWaiter(ts, ci, th)
+	}
+	bd.inits = append(bd.inits, ci)
+	if ci.seenWaiter != nil {
+		ci.seenWaiter.add(uint64(th))
+	}
+	return true
 }

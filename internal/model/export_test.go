@@ -176,12 +176,15 @@ func unionParts(mg *spanMerge, l *spanLog) ([]OwnerSpan, []Part) {
 }
 
 // OwnerRuns runs f with the locks' owners (Options.SpillOwners) written
-// out once n are in memory, a table of one or more, and those of a lock
-// of more than keep kept in the spill.
+// out once n are in memory, a table of one or more, those of a lock of
+// more than keep kept in the spill, and sorted at Finalize two at a time
+// (finishOwners: runs of two, merged).
 func OwnerRuns(n, keep int, f func()) {
-	oldN, oldMin, oldKeep := ownerBudget, ownerRunMin, ownersInMemory
-	ownerBudget, ownerRunMin, ownersInMemory = n, 1, keep
-	defer func() { ownerBudget, ownerRunMin, ownersInMemory = oldN, oldMin, oldKeep }()
+	oldN, oldMin, oldKeep, oldChunk := ownerBudget, ownerRunMin, ownersInMemory, ownerChunk
+	ownerBudget, ownerRunMin, ownersInMemory, ownerChunk = n, 1, keep, 2
+	defer func() {
+		ownerBudget, ownerRunMin, ownersInMemory, ownerChunk = oldN, oldMin, oldKeep, oldChunk
+	}()
 	f()
 }
 
@@ -420,3 +423,7 @@ func WakeAfterGC(f func()) {
 	defer func() { wakeGC = false }()
 	f()
 }
+
+// ThreadIndexSlots returns the slots of m's index of its threads by ID
+// (thIdx).
+func ThreadIndexSlots(m *Model) int { return len(m.thIdx) }

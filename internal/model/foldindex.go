@@ -17,14 +17,62 @@ import (
 // A thread retired and packed is let go (Builder.letGo): byNum has nil in
 // its place, its ID is the packed one's (ids, Model.packed's), and wk a
 // weak pointer to its tstate, which is the thread's again while anything
-// still holds it (Builder.wakeThread): 16 bytes for a thread let go, where its
+// still holds it (Builder.wakeThread): 8 bytes for a thread let go, where its
 // tstate was 64 (1.33 M threads at c5G-slow5, the fold's largest part of
 // its live heap, issue 34).
+//
+// wk holds only the weak pointers whose tstate may still be held: those
+// the collector took are dropped (prune) once wk has doubled since, for a
+// weak pointer keeps the runtime's handle of 8 to 16 bytes, and a slot of
+// 8 by number was kept for every thread let go (27 MB of c5G-slow5's
+// fold, for the few tstates something still holds).
 type foldIndex struct {
 	slots []uint32
 	byNum []*tstate
-	ids   *[]format.ThreadID     // by number, of the threads let go: threadPack.ids
-	wk    []weak.Pointer[tstate] // by number, of the threads let go
+	ids   *[]format.ThreadID              // by number, of the threads let go: threadPack.ids
+	wk    map[uint32]weak.Pointer[tstate] // by number, of the threads let go and maybe held
+	// pruned: len(wk) after the last prune.
+	pruned int
+}
+
+// pruneMin is the fewest weak pointers of foldIndex.wk a prune looks at.
+var pruneMin = 1024
+
+// keepWeak puts the weak pointer to ts, let go, in wk, first dropping
+// those whose tstate the collector took when wk has doubled since the
+// last time: a look at each weak pointer kept a thread let go.
+func (x *foldIndex) keepWeak(ts *tstate) {
+	if x.wk == nil {
+		x.wk = map[uint32]weak.Pointer[tstate]{}
+	}
+	if len(x.wk) >= max(2*x.pruned, pruneMin) {
+		x.prune()
+	}
+	x.wk[ts.num] = weak.Make(ts)
+}
+
+// prune drops the weak pointers of wk whose tstate the collector took: a
+// thread of those is made again from its state at rest, as it would be
+// with the weak pointer kept (Builder.wakeThread).
+func (x *foldIndex) prune() {
+	for n, w := range x.wk {
+		if w.Value() == nil {
+			delete(x.wk, n)
+		}
+	}
+	x.pruned = len(x.wk)
+}
+
+// weakOf returns the tstate of the thread numbered n, let go, when
+// something still holds it; nil else. Its weak pointer is dropped: the
+// thread is the index's again.
+func (x *foldIndex) weakOf(n int) *tstate {
+	w, ok := x.wk[uint32(n)]
+	if !ok {
+		return nil
+	}
+	delete(x.wk, uint32(n))
+	return w.Value()
 }
 
 // get returns the thread id, nil when none was seen or it was let go.
@@ -99,24 +147,20 @@ func (x *foldIndex) put(id format.ThreadID, n uint32) {
 	x.slots[i] = n
 }
 
-// renumber puts the threads in a new order: the one of number old(i) is
-// numbered i. The threads let go take their IDs from ids, which must be
-// in the new order already.
+// renumber puts the threads in a new order, the one of number old(i)
+// numbered i, in the table alone (slots: an ID's slot is its hash's, its
+// number changes): Finalize then hands the table to the Model
+// (Builder.indexThreads) and lets byNum and wk go, not made again in the
+// new order (11 MB of c5G-slow5's 1.33 M threads at Finalize's live peak).
 func (x *foldIndex) renumber(old func(i int) int) {
-	by := make([]*tstate, len(x.byNum))
-	var wk []weak.Pointer[tstate]
-	if x.wk != nil {
-		wk = make([]weak.Pointer[tstate], len(x.byNum))
+	inv := make([]uint32, len(x.byNum))
+	for i := range inv {
+		inv[old(i)] = uint32(i)
 	}
-	for i := range by {
-		by[i] = x.byNum[old(i)]
-		if wk != nil && old(i) < len(x.wk) {
-			wk[i] = x.wk[old(i)]
+	for j, n := range x.slots {
+		if n != 0 {
+			x.slots[j] = inv[n-1] + 1
 		}
 	}
-	x.byNum, x.wk = by, wk
-	clear(x.slots)
-	for k := range x.byNum {
-		x.put(x.idOf(k), uint32(k+1))
-	}
+	x.byNum, x.wk, x.pruned = nil, nil, 0
 }

@@ -153,7 +153,7 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 		}
 		for th, u := range a.unparked {
 			s := unparked[th]
-			s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.Contentions, s.Blamed+u.Blamed
+			s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.n, s.Blamed+u.blamed
 			unparked[th] = s
 		}
 		for _, ws := range l.WaitSites {

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	"slices"
 
 	"orca/internal/format"
 )
@@ -146,11 +147,102 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	return dst
 }
 
+// ownerChunk is the most owners of a lock finishOwners sorts at once: a
+// lock of more has them sorted in runs of this many in the spill, merged
+// as they are written out (a var: the tests make runs of a few).
+var ownerChunk = 1 << 16
+
+// finishOwners sets l's owners from a's table and runs (mergedOwners,
+// putOwners), holding at most ownerChunk of them at once: a lock of more
+// has them summed by thread as the runs merge, sorted as Lock.Owners in
+// chunks written to the spill as runs, and those merged as they are
+// written out. The owners of c5G-slow5's lock of 1.2 M threads, 32 bytes
+// each and grown by appends, were 39 MB of the fold's live peak
+// (Finalize, issue 34).
+func (a *lockAgg) finishOwners(l *Lock) {
+	sp := a.sp
+	if len(a.ownerRuns) == 0 || sp == nil || sp.err != nil {
+		putOwners(l, a.mergedOwners(nil), sp)
+		return
+	}
+	chunk := make([]Blame, 0, min(ownerChunk, 1024))
+	var runs [][]ScratchRef
+	tab := a.ownersTo(nil) // in order of thread
+	mergeRuns(sp, a.ownerRuns, tab,
+		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
+		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
+		func(bl Blame) {
+			if n := len(chunk); n > 0 && chunk[n-1].Thread == bl.Thread {
+				d := &chunk[n-1]
+				d.Contentions += bl.Contentions
+				d.Blamed += bl.Blamed
+				d.Open += bl.Open
+				return
+			}
+			if len(chunk) == ownerChunk && sp.err == nil {
+				// Its last is whole: bl is of another thread. A spill
+				// that failed takes no more (its chunk grows on).
+				sortOwners(chunk)
+				if run, ok := putRun(sp, chunk, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) }); ok {
+					runs, chunk = append(runs, run), chunk[:0]
+				}
+			}
+			chunk = append(chunk, bl)
+		})
+	a.ownerRuns = nil
+	if len(runs) == 0 {
+		putOwners(l, chunk, sp)
+		return
+	}
+	sortOwners(chunk)
+	read := func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) }
+	if sp.err != nil {
+		// A spill that failed fails Build (DropIntervals): the runs are
+		// not read back (as mergedOwners), the last chunk kept.
+		putOwners(l, chunk, sp)
+		return
+	}
+	b := make([]byte, 0, ownerPiece)
+	prev := format.ThreadID(0)
+	var total format.Time
+	n := 0
+	mergeRuns(sp, runs, chunk, compareOwners, read, func(bl Blame) {
+		n++
+		total += bl.Blamed
+		b = appendOwner(b, &bl, prev)
+		prev = bl.Thread
+		if len(b) > ownerPiece-ownerMaxSize {
+			sp.add(&l.ownersSpill, b)
+			b = b[:0]
+		}
+	})
+	sp.add(&l.ownersSpill, b)
+	l.Owners, l.ownersN, l.ownersBlamed = nil, n, total
+}
+
+// compareOwners is the order of Lock.Owners: by time blamed, most first,
+// then thread.
+func compareOwners(a, b *Blame) int {
+	if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Thread, b.Thread)
+}
+
+// sortOwners sorts os, each thread once, as Lock.Owners (compareOwners).
+func sortOwners(os []Blame) {
+	slices.SortFunc(os, func(a, b Blame) int { return compareOwners(&a, &b) })
+}
+
 // putOwners sets l's owners, os in order of thread, sorted as
 // Lock.Owners (by time blamed, most first, then thread): in l.Owners, or,
 // with a spill (sp) and more than ownersInMemory of them, written to it.
+// Sorted in place: each thread once, the order of time and thread is the
+// stable sort's by time, and a radix sort's copy of them was the fold's
+// live peak at c5G-slow5 (33 MB for its lock of 1.2 M owners, at
+// Finalize, issue 34).
 func putOwners(l *Lock, os []Blame, sp *spillFile) {
-	sortStable(os, func(b *Blame) uint64 { return ^signedKey(int64(b.Blamed)) })
+	sortOwners(os)
 	if sp == nil || sp.err != nil || len(os) <= ownersInMemory {
 		l.Owners = append(grown(l.Owners, len(os)), os...)
 		return

@@ -261,8 +261,11 @@ type lent struct {
 
 // sampleBatch is the fewest samples of a thread alive releaseSamples gives
 // up at once: a write to the spill and a copy of the rest each time (the
-// model's tests give up every one: export_test.go).
-var sampleBatch = 4096
+// model's tests give up every one: export_test.go). Each thread alive
+// keeps room for a batch and more (its array grown past one): 4096, 100
+// to 150 kB a thread alive the whole run, were 23 to 31 MB of the fold's
+// live peak at c128, c1G and c5G-slow5; 1024, a quarter, the same CPU.
+var sampleBatch = 1024
 
 // releaseSamples gives up to the spill the samples of ts, a thread alive,
 // that its windows between ThreadCPU lines are split past (Options.

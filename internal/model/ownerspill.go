@@ -129,22 +129,38 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 		// not read.
 		return a.ownersTo(dst)
 	}
+	a.eachOwner(a.sp, func(bl Blame) {
+		if !sumOwner(dst, bl) {
+			dst = append(dst, bl)
+		}
+	})
+	return dst
+}
+
+// eachOwner gives each owner of a's table and runs merged in order of
+// thread to f, a thread's figures in as many calls as it has entries
+// (sumOwner adds them up), and lets the runs go.
+func (a *lockAgg) eachOwner(sp *spillFile, f func(Blame)) {
 	tab := a.ownersTo(nil) // in order of thread
-	mergeRuns(a.sp, a.ownerRuns, tab,
+	mergeRuns(sp, a.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
 		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
-		func(bl Blame) {
-			if n := len(dst); n > 0 && dst[n-1].Thread == bl.Thread {
-				d := &dst[n-1]
-				d.Contentions += bl.Contentions
-				d.Blamed += bl.Blamed
-				d.Open += bl.Open
-				return
-			}
-			dst = append(dst, bl)
-		})
+		f)
 	a.ownerRuns = nil
-	return dst
+}
+
+// sumOwner adds bl to the last of l when it is of the same thread, and
+// reports whether it did.
+func sumOwner(l []Blame, bl Blame) bool {
+	n := len(l)
+	if n == 0 || l[n-1].Thread != bl.Thread {
+		return false
+	}
+	d := &l[n-1]
+	d.Contentions += bl.Contentions
+	d.Blamed += bl.Blamed
+	d.Open += bl.Open
+	return true
 }
 
 // ownerChunk is the most owners of a lock finishOwners sorts at once: a
@@ -167,29 +183,20 @@ func (a *lockAgg) finishOwners(l *Lock) {
 	}
 	chunk := make([]Blame, 0, min(ownerChunk, 1024))
 	var runs [][]ScratchRef
-	tab := a.ownersTo(nil) // in order of thread
-	mergeRuns(sp, a.ownerRuns, tab,
-		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
-		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
-		func(bl Blame) {
-			if n := len(chunk); n > 0 && chunk[n-1].Thread == bl.Thread {
-				d := &chunk[n-1]
-				d.Contentions += bl.Contentions
-				d.Blamed += bl.Blamed
-				d.Open += bl.Open
-				return
+	a.eachOwner(sp, func(bl Blame) {
+		if sumOwner(chunk, bl) {
+			return
+		}
+		if len(chunk) == ownerChunk && sp.err == nil {
+			// Its last is whole: bl is of another thread. A spill
+			// that failed takes no more (its chunk grows on).
+			sortOwners(chunk)
+			if run, ok := putRun(sp, chunk, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) }); ok {
+				runs, chunk = append(runs, run), chunk[:0]
 			}
-			if len(chunk) == ownerChunk && sp.err == nil {
-				// Its last is whole: bl is of another thread. A spill
-				// that failed takes no more (its chunk grows on).
-				sortOwners(chunk)
-				if run, ok := putRun(sp, chunk, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) }); ok {
-					runs, chunk = append(runs, run), chunk[:0]
-				}
-			}
-			chunk = append(chunk, bl)
-		})
-	a.ownerRuns = nil
+		}
+		chunk = append(chunk, bl)
+	})
 	if len(runs) == 0 {
 		putOwners(l, chunk, sp)
 		return

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,7 +143,11 @@ func (fa *flameAcc) add(t *model.Thread) {
 func (fa *flameAcc) done() *flameJSON {
 	out := fa.out
 	ft := newFlameTree(fa.d, &out.Names, &out.JDK)
-	for id, acc := range fa.byStack {
+	// In order of stack: the names' indexes, and so the order of equal
+	// children (sortNodes), follow the order the tree is built in, and a
+	// map's order would give the same request other bytes each time.
+	for _, id := range slices.Sorted(maps.Keys(fa.byStack)) {
+		acc := fa.byStack[id]
 		ft.addStack(id, func(n *flameNode) {
 			for st, v := range acc {
 				n.state[st] += v

@@ -2,11 +2,13 @@ package web
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 
 	"orca/internal/export"
+	"orca/internal/synth"
 )
 
 // TestFlameIsTheModelsFold checks that the flame graph renders the model's
@@ -49,5 +51,31 @@ func TestFlameIsTheModelsFold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFlameSameBytes: the same flame graph request gives the same bytes,
+// asked of one server again and of a second built from the same
+// recording: the frames' names are indexed in the order the tree is
+// built, by stack, not in a map's order (the equal children's order
+// follows it). Fails with the sums per stack read in a map's order.
+func TestFlameSameBytes(t *testing.T) {
+	r := synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20})
+	a := httptest.NewServer(New(r.rec, r.res, Options{}))
+	defer a.Close()
+	rec2, res2 := viewerBuild(t, r.prefix)
+	b := httptest.NewServer(New(rec2, res2, Options{}))
+	defer b.Close()
+	for _, u := range []string{"/api/flame", "/api/flame?jdk=1", "/api/flame?states=blocked,waiting,parked,sleeping,joining,acquiring,idle",
+		"/api/flame/samples", "/api/flame/samples?kind=all"} {
+		first := getBody(t, a.URL+u)
+		if !strings.HasPrefix(first, "200 ") || !strings.Contains(first, `"names":["all","`) {
+			t.Fatalf("%s: %.200s", u, first)
+		}
+		for i, s := range []*httptest.Server{a, b, a, b} {
+			if got := getBody(t, s.URL+u); got != first {
+				t.Fatalf("%s: answer %d of %d bytes differs from the first, of %d", u, i+2, len(got), len(first))
+			}
+		}
 	}
 }

@@ -165,3 +165,63 @@ func TestIvCodecSize(t *testing.T) {
 		t.Logf("%.1f bytes an interval packed", per)
 	}
 }
+
+// TestReadSpilled: Builder.readSpilled reads any range [from, to) of a
+// thread's intervals back, packed in blocks among other threads' and
+// other kinds' (some blocks grown by the next chunk, some not), those
+// still in the write buffer too: each block that holds some decoded from
+// its start, those before from in it skipped. Fails with the skip left
+// out (from taken as a block's start) or a block's count wrong.
+func TestReadSpilled(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	s, err := openSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.buf = make([]byte, 0, 4<<10) // a small buffer: many reads from the file, some from it
+	b := New()
+	b.spill = s
+	th, other := &Thread{ID: 1}, &Thread{ID: 2}
+	var all []Interval
+	prev := Interval{}
+	for range 200 {
+		var ivs []Interval
+		for range 1 + rng.Intn(30) {
+			iv := randIv(rng, &prev)
+			ivs = append(ivs, iv)
+			prev = iv
+		}
+		s.addCount(&th.spill, spillIvs, appendIvChunk(nil, ivs), int64(len(ivs)))
+		all = append(all, ivs...)
+		switch rng.Intn(3) {
+		case 0: // the next chunk grows this block
+		case 1:
+			s.addTo(&other.spill, spillSmp, make([]byte, 1+rng.Intn(100)))
+		default:
+			s.addTo(&th.spill, spillBlame, make([]byte, 1+rng.Intn(100)))
+		}
+	}
+	if got := th.spill.count(spillIvs); got != int64(len(all)) {
+		t.Fatalf("%d intervals counted, %d written", got, len(all))
+	}
+	if n := len(th.spill.of(spillIvs)); n < 20 || n > 190 {
+		t.Fatalf("%d blocks of intervals: want some grown, some not", n)
+	}
+	var dst []Interval
+	for range 500 {
+		from := rng.Intn(len(all))
+		to := from + 1 + rng.Intn(min(len(all)-from, 300))
+		dst = b.readSpilled(th, from, to, dst)
+		if len(dst) != to-from {
+			t.Fatalf("[%d, %d): %d back", from, to, len(dst))
+		}
+		for i := range dst {
+			if dst[i] != all[from+i] {
+				t.Fatalf("[%d, %d): interval %d back %+v, written %+v", from, to, from+i, dst[i], all[from+i])
+			}
+		}
+	}
+	if got := b.readSpilled(th, 0, len(all), nil); len(got) != len(all) || got[len(got)-1] != all[len(all)-1] {
+		t.Fatalf("all: %d back, %d written", len(got), len(all))
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -205,6 +206,9 @@ type Builder struct {
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
+	// ivPack: the intervals spillFed packs; ivRead: the packed bytes
+	// readSpilled reads back.
+	ivPack, ivRead []byte
 	// tailBuf: the block the threads' tails are packed into, after those
 	// packed so far (keepTail); tailScratch: a tail packed before.
 	// listBuf: the block the threads' lists of spill blocks are kept in
@@ -1788,12 +1792,19 @@ func (b *Builder) spillFed(ts *tstate) {
 		return
 	}
 	t := b.tOf(ts)
+	// Packed (ivcodec.go), in one chunk.
+	b.ivPack = binary.AppendUvarint(b.ivPack[:0], uint64(n))
+	prevEnd, left := format.Time(0), n
 	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
-		k := min(len(blk), n)
-		b.spill.addTo(&t.spill, spillIvs, bytesOf(blk[:k]))
-		n -= k
-		return n > 0
+		blk = blk[:min(len(blk), left)]
+		for i := range blk {
+			b.ivPack = appendIv(b.ivPack, &blk[i], prevEnd)
+			prevEnd = blk[i].End
+		}
+		left -= len(blk)
+		return left > 0
 	})
+	b.spill.addCount(&t.spill, spillIvs, b.ivPack, int64(n))
 	ts.body.spilt = ts.body.fed
 }
 
@@ -1853,32 +1864,30 @@ func (b *Builder) ivsFrom(ts *tstate, from int) ivBlocks {
 // Only a thread whose intervals were given up asks, and they are nowhere
 // else: a read that fails panics, as Model.IntervalsOf's.
 func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interval {
-	size := int64(unsafe.Sizeof(Interval{}))
-	lo, hi := int64(from)*size, int64(to)*size
-	var bs []spillBlock
-	var at int64 // where each block begins among t's intervals
-	for _, blk := range t.spill.of(spillIvs) {
-		a, z := max(lo, at), min(hi, at+blk.len)
-		if a < z {
-			bs = append(bs, spillBlock{blk.off + a - at, z - a})
-		}
-		at += blk.len
-	}
-	// Not flushed first: the bytes still in the write buffer are copied
-	// from it (readBuffered). A flush a read was c1G's 55 818 writes of
-	// 67 kB, not ~3 700 of 1 MB.
-	var n int64
-	for _, blk := range bs {
-		n += blk.len
-	}
-	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
+	dst = slices.Grow(dst[:0], to-from)
 	err := b.spill.err
-	if err == nil && spillReadFault != nil && len(bs) > 0 {
+	if err == nil && spillReadFault != nil && to > from {
 		err = spillReadFault
 	}
-	for p := bytesOf(dst); err == nil && len(bs) > 0; bs = bs[1:] {
-		err = b.spill.readBuffered(p[:bs[0].len], bs[0].off)
-		p = p[bs[0].len:]
+	// Each block that holds some of them read whole, and decoded from its
+	// start: packed, an interval is where those before it end. Not
+	// flushed first: the bytes still in the write buffer are copied from
+	// it (readBuffered). A flush a read was c1G's 55 818 writes of 67 kB,
+	// not ~3 700 of 1 MB.
+	at := 0 // where each block begins among t's intervals
+	for i, end := 0, int64(0); err == nil && i < int(t.spill.n) && at < to; {
+		off, n, k, c, j := t.spill.next(i, end)
+		i, end = j, off+n
+		if k != spillIvs {
+			continue
+		}
+		if a, z := max(from, at), min(to, at+int(c)); a < z {
+			b.ivRead = slices.Grow(b.ivRead[:0], int(n))[:n]
+			if err = b.spill.readBuffered(b.ivRead, off); err == nil {
+				dst, err = decodeIvs(dst, b.ivRead, a-at, z-a)
+			}
+		}
+		at += int(c)
 	}
 	if err != nil {
 		dst = dst[:0]

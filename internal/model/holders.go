@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"unsafe"
 
 	"orca/internal/format"
 )
@@ -226,7 +225,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		eachAhead(m, v.All(), sp.ahead, &want, func(i int, t *Thread) {
 			if ws != nil && t != nil {
-				ws[i] = uint32(min(t.spill.size(spillIvs)/int64(unsafe.Sizeof(Interval{})), math.MaxUint32-1)) + 1
+				ws[i] = uint32(min(t.spill.count(spillIvs), math.MaxUint32-1)) + 1
 			}
 			waiter(t)
 		})

@@ -1009,6 +1009,9 @@ type Model struct {
 	PeakOwnerChanges int
 	// ownCache: the owner changes OwnerSpans read back from the spill.
 	ownCache ownerCache
+	// ivRoom: the packed bytes IntervalsOf reads a thread's intervals
+	// back into (readIntervals), kept for the next call.
+	ivRoom []byte
 	// ownSparse: the locks' owner changes in the spill are those a reader
 	// reads alone (Options.SpansFromLogs; Lock.ownAt).
 	ownSparse bool

@@ -28,9 +28,10 @@ import (
 // a directory of mode 0700 made for it, and unlinked at once with its
 // directory; after that it is only a descriptor, and nothing another user
 // controls is resolved again. It is read by the process that wrote it, so
-// intervals and samples are written as they are in memory: no encoding to
-// get wrong, and a copy each way (TestSpillPlain checks that neither type
-// holds a pointer).
+// samples and the rest are written as they are in memory: no encoding to
+// get wrong, and a copy each way (TestSpillPlain checks that no such type
+// holds a pointer). The intervals alone are packed (ivcodec.go): they were
+// most of its bytes, 72 each, and pack into ~19.
 
 // spillBufSize is the write buffer: the fold seals a few intervals of a
 // thread at a time, and a write per seal would be a system call per few
@@ -72,7 +73,10 @@ type spillBlock struct {
 // of each, and a block of 16 bytes (offset, length) 120 bytes of each
 // there. A block is two uvarints: its length shifted left by 3 with its
 // kind in the low bits, then its offset less the end of the block before
-// (0 for the first): the blocks are appended in the order of the file.
+// (0 for the first): the blocks are appended in the order of the file. A
+// block of intervals (spillIvs, packed: ivcodec.go) has a third, their
+// count: Model.IntervalCount reads nothing, and the fold's reads of some
+// of them (Builder.readSpilled) find their blocks.
 //
 // The list's bytes are a pointer and two 32-bit counts (bytes), not a
 // slice: 16 bytes of each Thread, not 24.
@@ -116,11 +120,18 @@ const (
 )
 
 // next decodes r's block at i, after a block ending at end: its offset,
-// length and kind, and the index of the next.
-func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, j int) {
-	lk, w := binary.Uvarint(r.bytes()[i:])
-	d, w2 := binary.Uvarint(r.bytes()[i+w:])
-	return end + int64(d), int64(lk >> 3), spillKind(lk & 7), i + w + w2
+// length, kind and count (spillIvs: its intervals; 0 for the others), and
+// the index of the next.
+func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, c int64, j int) {
+	bs := r.bytes()
+	lk, w := binary.Uvarint(bs[i:])
+	d, w2 := binary.Uvarint(bs[i+w:])
+	j = i + w + w2
+	if k = spillKind(lk & 7); k == spillIvs {
+		cu, w3 := binary.Uvarint(bs[j:])
+		c, j = int64(cu), j+w3
+	}
+	return end + int64(d), int64(lk >> 3), k, c, j
 }
 
 // of returns r's blocks of kind k, in order.
@@ -128,7 +139,7 @@ func (r *spillRef) of(k spillKind) []spillBlock {
 	var out []spillBlock
 	end := int64(0)
 	for i := 0; i < int(r.n); {
-		off, n, bk, j := r.next(i, end)
+		off, n, bk, _, j := r.next(i, end)
 		if bk == k {
 			out = append(out, spillBlock{off, n})
 		}
@@ -141,7 +152,7 @@ func (r *spillRef) of(k spillKind) []spillBlock {
 func (r *spillRef) has(k spillKind) bool {
 	end := int64(0)
 	for i := 0; i < int(r.n); {
-		off, n, bk, j := r.next(i, end)
+		off, n, bk, _, j := r.next(i, end)
 		if bk == k {
 			return true
 		}
@@ -155,7 +166,7 @@ func (r *spillRef) size(k spillKind) int64 {
 	var sz int64
 	end := int64(0)
 	for i := 0; i < int(r.n); {
-		off, n, bk, j := r.next(i, end)
+		off, n, bk, _, j := r.next(i, end)
 		if bk == k {
 			sz += n
 		}
@@ -164,11 +175,30 @@ func (r *spillRef) size(k spillKind) int64 {
 	return sz
 }
 
+// count is the count of r's blocks of kind k: of spillIvs, the thread's
+// intervals in the spill (Model.IntervalCount), nothing read.
+func (r *spillRef) count(k spillKind) int64 {
+	var cn int64
+	end := int64(0)
+	for i := 0; i < int(r.n); {
+		off, n, bk, c, j := r.next(i, end)
+		if bk == k {
+			cn += c
+		}
+		end, i = off+n, j
+	}
+	return cn
+}
+
 // putBlock appends the block (off, n) of kind k to bs, after a block ending at
-// end.
-func putBlock(bs []byte, end, off, n int64, k spillKind) []byte {
+// end; of spillIvs, with its count c.
+func putBlock(bs []byte, end, off, n int64, k spillKind, c int64) []byte {
 	bs = binary.AppendUvarint(bs, uint64(n)<<3|uint64(k))
-	return binary.AppendUvarint(bs, uint64(off-end))
+	bs = binary.AppendUvarint(bs, uint64(off-end))
+	if k == spillIvs {
+		bs = binary.AppendUvarint(bs, uint64(c))
+	}
+	return bs
 }
 
 // drop forgets r's blocks of kind k (read back, or to be written again),
@@ -185,10 +215,13 @@ func (r *spillRef) drop(k spillKind) {
 	w := 0
 	end, outEnd := int64(0), int64(0)
 	for i := 0; i < int(r.n); {
-		off, n, bk, j := r.next(i, end)
+		off, n, bk, c, j := r.next(i, end)
 		if bk != k {
 			w += binary.PutUvarint(bs[w:], uint64(n)<<3|uint64(bk))
 			w += binary.PutUvarint(bs[w:], uint64(off-outEnd))
+			if bk == spillIvs {
+				w += binary.PutUvarint(bs[w:], uint64(c))
+			}
 			outEnd = off + n
 		}
 		end, i = off+n, j
@@ -201,23 +234,26 @@ func (r *spillRef) drop(k spillKind) {
 
 // addTo appends p to the file as r's next block of kind k: the last block
 // grows when it is of k and ends where p begins.
-func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
+func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) { s.addCount(r, k, p, 0) }
+
+// addCount is addTo, p holding c records (spillIvs: packed intervals).
+func (s *spillFile) addCount(r *spillRef, k spillKind, p []byte, c int64) {
 	if s.err != nil || len(p) == 0 {
 		return
 	}
 	// The last block, and the end of the one before it.
 	last, prevEnd, end := -1, int64(0), int64(0)
-	var lastOff, lastN int64
+	var lastOff, lastN, lastC int64
 	var lastK spillKind
 	for i := 0; i < int(r.n); {
-		off, n, bk, j := r.next(i, end)
-		last, prevEnd, lastOff, lastN, lastK = i, end, off, n, bk
+		off, n, bk, bc, j := r.next(i, end)
+		last, prevEnd, lastOff, lastN, lastK, lastC = i, end, off, n, bk, bc
 		end, i = off+n, j
 	}
 	if last >= 0 && lastK == k && lastOff+lastN == s.off {
-		r.set(putBlock(r.bytes()[:last], prevEnd, lastOff, lastN+int64(len(p)), k))
+		r.set(putBlock(r.bytes()[:last], prevEnd, lastOff, lastN+int64(len(p)), k, lastC+c))
 	} else {
-		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k))
+		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k, c))
 	}
 	if spillStats != nil {
 		spillStats.noteAdd(fmt.Sprint("kind ", k), s.off, len(p))
@@ -386,10 +422,11 @@ func roomFor[T any](dst []T, n int64) ([]T, []byte) {
 	return dst, bytesOf(dst)
 }
 
-// spillKBlock is a block of a thread's with its kind (spillRef.decode).
+// spillKBlock is a block of a thread's with its kind and count
+// (spillRef.decode).
 type spillKBlock struct {
-	off, n int64
-	k      spillKind
+	off, n, c int64
+	k         spillKind
 }
 
 // decode appends r's blocks, in order, to dst: a reader of several kinds
@@ -398,8 +435,8 @@ type spillKBlock struct {
 // CPU-s).
 func (r *spillRef) decode(dst []spillKBlock) []spillKBlock {
 	for i, end := 0, int64(0); i < int(r.n); {
-		off, n, k, j := r.next(i, end)
-		dst = append(dst, spillKBlock{off, n, k})
+		off, n, k, c, j := r.next(i, end)
+		dst = append(dst, spillKBlock{off, n, c, k})
 		i, end = j, off+n
 	}
 	return dst
@@ -651,6 +688,7 @@ func bytesOf[T any](s []T) []byte {
 // the holders' fold reads one thread's at a time into the same room.
 type spilled struct {
 	ivs   []Interval
+	ivb   []byte // the intervals packed, as read
 	smp   []Sample
 	blame []byte
 	wins  []runWin
@@ -678,7 +716,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		size[b.k] += b.n
 	}
 	var dst [spillKinds][]byte
-	sp.ivs, dst[spillIvs] = roomFor(sp.ivs, size[spillIvs])
+	sp.ivb, dst[spillIvs] = roomFor(sp.ivb, size[spillIvs])
 	sp.smp = sp.smp[:0]
 	if samples {
 		sp.smp, dst[spillSmp] = roomFor(sp.smp, size[spillSmp])
@@ -691,6 +729,9 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
 	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
+	if err == nil {
+		sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
+	}
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -751,12 +792,50 @@ func (m *Model) blameBytes(t *Thread, room []byte) ([]byte, error) {
 // readIntervals reads t's intervals back from the spill into dst's room,
 // sorted as Finalize sorts them.
 func (m *Model) readIntervals(t *Thread, dst []Interval) ([]Interval, error) {
-	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
+	ivs, err := m.readIvs(t, dst, &m.ivRoom)
 	m.IntervalsRead += len(ivs)
-	if err == nil && !startsInOrder(ivs) {
+	return ivs, err
+}
+
+// readIvs reads t's intervals back from the spill into dst's room, sorted
+// as Finalize sorts them, their packed bytes read into *room's.
+func (m *Model) readIvs(t *Thread, dst []Interval, room *[]byte) ([]Interval, error) {
+	p, err := spillRead(m.spill, t.spill.of(spillIvs), *room)
+	*room = p
+	if err != nil {
+		return dst[:0], err
+	}
+	ivs, err := decodeIvs(slices.Grow(dst[:0], int(t.spill.count(spillIvs))), p, 0, -1)
+	if err == nil && int64(len(ivs)) != t.spill.count(spillIvs) {
+		err = fmt.Errorf("%d intervals of thread %v read back from the model's temporary file, %d written", len(ivs), t.ID, t.spill.count(spillIvs))
+	}
+	if err != nil {
+		return dst[:0], err
+	}
+	if !startsInOrder(ivs) {
 		slices.SortStableFunc(ivs, byStart)
 	}
-	return ivs, err
+	return ivs, nil
+}
+
+// decodeIvsOf decodes p, the bytes of the blocks of intervals of bs one
+// after the other, into dst's room.
+func decodeIvsOf(dst []Interval, p []byte, bs []spillKBlock) ([]Interval, error) {
+	var c int64
+	for _, b := range bs {
+		if b.k == spillIvs {
+			c += b.c
+		}
+	}
+	dst = slices.Grow(dst[:0], int(c))
+	ivs, err := decodeIvs(dst, p, 0, -1)
+	if err == nil && int64(len(ivs)) != c {
+		err = fmt.Errorf("%d intervals read back from the model's temporary file, %d written", len(ivs), c)
+	}
+	if err != nil {
+		return dst[:0], err
+	}
+	return ivs, nil
 }
 
 // IntervalsOf returns t's intervals: t.Intervals, or, when the Model was
@@ -783,11 +862,8 @@ func (m *Model) ReadIntervals(t *Thread, dst []Interval) ([]Interval, error) {
 	if !m.dropped {
 		return t.Intervals, nil
 	}
-	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
-	if err == nil && !startsInOrder(ivs) {
-		slices.SortStableFunc(ivs, byStart)
-	}
-	return ivs, err
+	var room []byte
+	return m.readIvs(t, dst, &room)
 }
 
 // WithOwnerChanges runs f while every lock's owner changes are in memory
@@ -833,7 +909,7 @@ func (m *Model) IntervalCount(t *Thread) int {
 	if !m.dropped {
 		return len(t.Intervals)
 	}
-	return int(t.spill.size(spillIvs) / int64(unsafe.Sizeof(Interval{})))
+	return int(t.spill.count(spillIvs))
 }
 
 // ownerCache holds locks' owner changes read back from the spill: a

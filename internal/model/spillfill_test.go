@@ -47,7 +47,7 @@ func TestSpillFill(t *testing.T) {
 		if n := len(wrote); n > 0 && wrote[n-1].k == k && wrote[n-1].off+wrote[n-1].n == s.off-int64(len(p)) {
 			wrote[n-1].n += int64(len(p))
 		} else {
-			wrote = append(wrote, spillKBlock{s.off - int64(len(p)), int64(len(p)), k})
+			wrote = append(wrote, spillKBlock{off: s.off - int64(len(p)), n: int64(len(p)), k: k})
 		}
 	}
 	if err := s.done(); err != nil {

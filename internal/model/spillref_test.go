@@ -16,8 +16,8 @@ func TestSpillRefDrop(t *testing.T) {
 	b := New()
 	for range 2000 {
 		type blk struct {
-			off, n int64
-			k      spillKind
+			off, n, c int64
+			k         spillKind
 		}
 		var blks []blk
 		var bs []byte
@@ -26,8 +26,12 @@ func TestSpillRefDrop(t *testing.T) {
 			d := rng.Int63n(1 << uint(rng.Intn(41)))
 			n := rng.Int63n(1<<uint(rng.Intn(41))) + 1
 			k := spillKind(rng.Intn(6))
-			bs = putBlock(bs, end, end+d, n, k)
-			blks = append(blks, blk{end + d, n, k})
+			c := int64(0)
+			if k == spillIvs {
+				c = rng.Int63n(1 << uint(rng.Intn(33)))
+			}
+			bs = putBlock(bs, end, end+d, n, k, c)
+			blks = append(blks, blk{end + d, n, c, k})
 			end += d + n
 		}
 		// Kept between two others' lists, as finishThread keeps it.
@@ -40,7 +44,7 @@ func TestSpillRefDrop(t *testing.T) {
 		wantEnd := int64(0)
 		for _, x := range blks {
 			if x.k != k {
-				want = putBlock(want, wantEnd, x.off, x.n, x.k)
+				want = putBlock(want, wantEnd, x.off, x.n, x.k, x.c)
 				wantEnd = x.off + x.n
 			}
 		}
@@ -56,6 +60,15 @@ func TestSpillRefDrop(t *testing.T) {
 		r.drop(k)
 		if got := r.bytes(); string(got) != string(want) {
 			t.Fatalf("%d blocks, kind %d dropped: % x, want % x", len(blks), k, got, want)
+		}
+		var wantC int64
+		for _, x := range blks {
+			if x.k != k && x.k == spillIvs {
+				wantC += x.c
+			}
+		}
+		if got := r.count(spillIvs); got != wantC {
+			t.Fatalf("kind %d dropped: %d intervals counted, want %d", k, got, wantC)
 		}
 		if len(blks) > 0 && r.has(k) {
 			t.Fatalf("kind %d still there", k)

@@ -899,3 +899,29 @@ func TestChainsJoinExit(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasesInReads: the edges that ask a holder's open window for
+// releases, each a little further, read the run from the spill once
+// (a piece at a time), not the piece of the release that stops each
+// again (100 times the releases' bytes at c1G).
+func TestReleasesInReads(t *testing.T) {
+	sp := spilledModel(t)
+	s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
+	for i := range 400 {
+		a := format.Time(100 * i)
+		s.addRelease(a, a+90, model.LockRef{Object: format.ObjectID(1 + i%3)})
+	}
+	s.putReleases()
+	n := s.rels[0].ref.Len()
+	calls := 0
+	for b := format.Time(1); b <= 40_000; b += 7 {
+		win, _, _ := s.releasesIn(0, 0, b)
+		if want := min(int(b+99)/100, 400); len(win) != want {
+			t.Fatalf("an edge ending at %d: a window of %d releases, want %d", b, len(win), want)
+		}
+		calls++
+	}
+	if most := n/(relPiece-relMaxSize) + 2; s.relReads > most {
+		t.Fatalf("%d calls read %d pieces of the spill for a run of %d bytes, want at most %d", calls, s.relReads, n, most)
+	}
+}

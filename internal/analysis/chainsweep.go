@@ -691,6 +691,7 @@ type chainSweep struct {
 	relPrevB  format.Time // the last release packed's end
 	relRoom   []byte
 	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
+	relReads  int                // the pieces read from the spill (the tests count them)
 	relNode   []int32
 	relBase   int32
 
@@ -772,7 +773,10 @@ type relRun struct {
 // c5G-slow5's report at its peak, in order, where they were live ~2 K of
 // c128's 25 K).
 type relWin struct {
-	win   []relSpan
+	win []relSpan
+	// rest: the run's bytes next (relRun.ref's first), as read with
+	// the releases taken last, at most relPiece.
+	rest  []byte
 	trimK int32
 	// expK: the bucket at whose start it is looked at again (in
 	// chainSweep.relExp: let go if all its releases ended before, as a
@@ -1486,10 +1490,12 @@ func (s *chainSweep) putReleases() {
 // after b is not taken (read again when an edge asks, and told the gate:
 // splitReleased), and a run's window is let go when it holds none, so
 // that a holder waited for now and then holds nothing between. A piece
-// read is decoded that far alone, the rest read again (from relNear) when
-// an edge asks: decoded whole, a piece's ~40 releases, most never asked
-// for, stayed in the window until their bucket (125–156 MB of the windows
-// at c5G-slow5's report's peak, in order).
+// read is decoded that far alone, the rest kept as its bytes with the
+// window (relWin.rest, at most relPiece), decoded when an edge asks:
+// decoded whole, a piece's ~40 releases, most never asked for, stayed in
+// the window until their bucket (125–156 MB of the windows at
+// c5G-slow5's report's peak, in order); read again from the spill for
+// each edge, they were 4.3 GB read for c1G's 38 MB of releases.
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
@@ -1518,13 +1524,20 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 			rw.win = rw.win[i:]
 		}
 	}
+	mem := int(x) < len(s.relMem) && s.relMem[x] != nil
+	cut := false // rw.rest ends in a release cut: read on from the spill
 	for {
 		var p []byte
-		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+		read := false
+		switch {
+		case mem:
 			p = s.relMem[x]
-		} else if r.ref.Len() > 0 {
+		case rw != nil && len(rw.rest) > 0 && !cut:
+			p = rw.rest
+		case r.ref.Len() > 0:
 			s.relRoom = s.sp.ScratchReadNear(&s.relNear, r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
-			p = s.relRoom
+			p, read = s.relRoom, true
+			s.relReads++
 		}
 		if len(p) == 0 {
 			more = false
@@ -1564,17 +1577,28 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 			}
 			rw.win = append(rw.win, relSpan{a, r.prevB, uint32(lk)})
 		}
-		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+		if mem {
 			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
 				s.relMem[x] = nil
 			}
 		} else {
 			r.ref = r.ref.Slice(used, r.ref.Len())
+			// What is left of the piece is the run's next bytes: kept
+			// with the window, if it has one, for the edges that ask of
+			// it next (each read again from the spill, 16 M reads of c1G's
+			// 18 M took no release: the one that stops an edge).
+			if rw != nil {
+				rw.rest = append(rw.rest[:0], p[used:]...)
+			}
 		}
 		if stop {
 			break
 		}
 		if used == 0 {
+			if !read && !mem {
+				cut = true
+				continue // the rest kept ends in a release cut: read on
+			}
 			more = false
 			break // no whole release in what is left: none more
 		}
@@ -1599,7 +1623,7 @@ func (s *chainSweep) letGoWin(x, wi int32) {
 	if cap(rw.win) > relWinKeep {
 		rw.win = nil
 	}
-	rw.win, rw.expK = rw.win[:0], 0
+	rw.win, rw.rest, rw.expK = rw.win[:0], rw.rest[:0], 0
 	delete(s.relWinOf, x)
 	s.relFree = append(s.relFree, wi)
 }

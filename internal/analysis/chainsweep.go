@@ -676,24 +676,26 @@ type chainSweep struct {
 	// run in rels + 1 (0 for none) and where its window's first release
 	// begins (relGate); relLocks: the locks by their index in a run
 	// (relLockOf).
-	relOf     []relGate
-	relShift  uint8
-	rels      []relRun
-	relWins   []relWin        // by relWinOf; relFree: those let go
-	relWinOf  map[int32]int32 // by run, its window in relWins, while it has one
-	relExp    [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
-	relFree   []int32
-	relMem    [][]byte // without a spill: by run, its bytes still to read
-	relLocks  []model.LockRef
-	relLockOf map[model.LockRef]uint32
-	relPend   []byte
-	relPendX  int32
-	relPrevB  format.Time // the last release packed's end
-	relRoom   []byte
-	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
-	relReads  int                // the pieces read from the spill (the tests count them)
-	relNode   []int32
-	relBase   int32
+	relOf      []relGate
+	relShift   uint8
+	rels       []relRun
+	relWins    []relWin        // by relWinOf; relFree: those let go
+	relWinOf   map[int32]int32 // by run, its window in relWins, while it has one
+	relExp     [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
+	relFree    []int32
+	relMem     [][]byte // without a spill: by run, its bytes still to read
+	relLocks   []model.LockRef
+	relLockOf  map[model.LockRef]uint32
+	relPend    []byte
+	relChunk   []byte // runs not yet written (writeReleases), relChunkAt where each begins
+	relChunkAt []int32
+	relPendX   int32
+	relPrevB   format.Time // the last release packed's end
+	relRoom    []byte
+	relNear    model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
+	relReads   int                // the pieces read from the spill (the tests count them)
+	relNode    []int32
+	relBase    int32
 
 	// selfHeld: by node, the stretches in which its thread was blocked on
 	// its own Thread object's monitor, each with the holder blamed, in
@@ -834,6 +836,10 @@ var relPiece = 256
 // threadsCompact is the fewest threads behind a root kept that are made
 // unique when their room is full (a var: the tests make them so at each).
 var threadsCompact = 1024
+
+// relChunkSize is the most bytes of the releases' runs written to the
+// spill as one block (a run larger alone).
+const relChunkSize = 64 << 10
 
 // relMaxSize is a release's most bytes packed.
 const relMaxSize = 3 * binary.MaxVarintLen64
@@ -1089,7 +1095,7 @@ func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 // for chainBatch roots at a time: its links and stretches by root kept
 // are every root's with --top 0 (0.77 GB of c1G's report at its peak).
 func (s *chainSweep) list(n, links int) (*ChainList, int) {
-	s.putReleases()
+	s.endReleases()
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
@@ -1460,27 +1466,63 @@ func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 }
 
 // putReleases ends the run of the releases packed (relPend): to the
-// spill, else kept in memory.
+// chunk of runs (relChunk), written to the spill when full
+// (writeReleases), else kept in memory.
 func (s *chainSweep) putReleases() {
 	if len(s.relPend) == 0 {
 		return
 	}
-	var run relRun
-	var mem []byte
-	ok := false
-	if s.sp != nil {
-		run.ref, ok = s.sp.ScratchWrite(s.relPend)
+	if s.sp != nil && len(s.relChunk)+len(s.relPend) > relChunkSize {
+		s.writeReleases()
 	}
-	if !ok {
-		mem = append([]byte(nil), s.relPend...)
-	}
-	if mem != nil || s.relMem != nil {
-		s.relMem = append(s.relMem, make([][]byte, len(s.rels)+1-len(s.relMem))...)
-		s.relMem[len(s.rels)] = mem
-	}
-	s.rels = append(s.rels, run)
+	s.rels = append(s.rels, relRun{})
 	s.relOf[s.relPendX].run = int32(len(s.rels))
+	if s.sp != nil {
+		s.relChunkAt = append(s.relChunkAt, int32(len(s.relChunk)))
+		s.relChunk = append(s.relChunk, s.relPend...)
+	} else {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)-len(s.relMem))...)
+		s.relMem[len(s.rels)-1] = append([]byte(nil), s.relPend...)
+	}
 	s.relPend, s.relPrevB = s.relPend[:0], 0
+}
+
+// writeReleases writes the chunk of runs (relChunk, its last
+// len(relChunkAt) runs') to the spill as one block, each run's ref a
+// piece of it: the runs' bytes together, in a few pieces of
+// ScratchReadNear, where a block each, between the edges' blocks, were
+// ~1/7 of the bytes of the pieces read. Kept in memory when the write
+// fails.
+func (s *chainSweep) writeReleases() {
+	if len(s.relChunkAt) == 0 {
+		return
+	}
+	ref, ok := s.sp.ScratchWrite(s.relChunk)
+	if !ok && len(s.relMem) < len(s.rels) {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)-len(s.relMem))...)
+	}
+	first := len(s.rels) - len(s.relChunkAt)
+	for j, at := range s.relChunkAt {
+		end := len(s.relChunk)
+		if j+1 < len(s.relChunkAt) {
+			end = int(s.relChunkAt[j+1])
+		}
+		if ok {
+			s.rels[first+j].ref = ref.Slice(int(at), end)
+		} else {
+			s.relMem[first+j] = append([]byte(nil), s.relChunk[at:end]...)
+		}
+	}
+	s.relChunk, s.relChunkAt = s.relChunk[:0], s.relChunkAt[:0]
+}
+
+// endReleases ends the releases' runs: the last put and written.
+func (s *chainSweep) endReleases() {
+	s.putReleases()
+	if s.sp != nil {
+		s.writeReleases()
+	}
+	s.relChunk, s.relChunkAt = nil, nil
 }
 
 // releasesIn returns node y's releases that may cut an edge of bucket k

@@ -667,8 +667,9 @@ type chainSweep struct {
 	// from relBase on.
 	//
 	// A thread's releases are packed as they come (relPend, of node
-	// relPendX) and, once its intervals are all in, written to the
-	// Model's spill as one block (relRun); order reads a holder's back
+	// relPendX) and, once its intervals are all in, put to the Model's
+	// spill with the runs before it (relRun, a piece of a chunk:
+	// writeReleases); order reads a holder's back
 	// as far as the edges it orders ask (its window) and lets go of those
 	// ended before the bucket it orders: what it holds is what is under
 	// way then, not every release of the run (0.59 GB of c5G-slow5's

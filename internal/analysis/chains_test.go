@@ -594,7 +594,7 @@ func TestReleasesInWindow(t *testing.T) {
 			a := format.Time(100 * i)
 			s.addRelease(a, a+10, model.LockRef{Object: format.ObjectID(1 + i%3)})
 		}
-		s.putReleases()
+		s.endReleases()
 		if win, next, more := s.releasesIn(0, 0, 0); len(win) != 0 || next != 0 || !more || len(s.relWinOf) != 0 {
 			t.Fatalf("spill %v, an edge ending at 0: a window of %d releases (next %d, more %v, %d windows), want none, 0, true, none", sp != nil, len(win), next, more, len(s.relWinOf))
 		}
@@ -622,7 +622,7 @@ func TestReleasesInWindow(t *testing.T) {
 			a := format.Time(100 * i)
 			s.addRelease(a, a+10, model.LockRef{Object: 1})
 		}
-		s.putReleases()
+		s.endReleases()
 		win, next, more := s.releasesIn(0, 2, 2_050) // base 2 000
 		if len(win) != 1 || win[0].a != 2_000 || next != 2_100 || !more {
 			t.Fatalf("spill %v, bucket 2: a window of %+v, next %d (more %v), want the release at 2 000 alone, 2 100", sp != nil, win, next, more)
@@ -654,7 +654,7 @@ func TestReleasesExpire(t *testing.T) {
 			s.addRelease(a, a+10, model.LockRef{Object: 1})
 		}
 	}
-	s.putReleases()
+	s.endReleases()
 	s.relOf[0].run, s.relOf[1].run = 1, 2
 	// Both asked of in bucket 1 (base 1 000), to 1 250: the releases at
 	// 1 000, 1 100 and 1 200 held, the last ending at 1 210 (bucket 2's
@@ -897,5 +897,66 @@ func TestChainsJoinExit(t *testing.T) {
 		if got := strings.Join(links, ", ") + ": " + p.Root.String() + " " + p.RootState; got != c.want {
 			t.Errorf("at %v, thread %v: %q, want %q", c.at, c.th, got, c.want)
 		}
+	}
+}
+
+// TestReleasesInReads: the edges that ask a holder's open window for
+// releases, each a little further, read the run from the spill once
+// (a piece at a time), not the piece of the release that stops each
+// again (100 times the releases' bytes at c1G).
+func TestReleasesInReads(t *testing.T) {
+	sp := spilledModel(t)
+	s := &chainSweep{sp: sp, relOf: make([]relGate, 1), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
+	for i := range 400 {
+		a := format.Time(100 * i)
+		s.addRelease(a, a+90, model.LockRef{Object: format.ObjectID(1 + i%3)})
+	}
+	s.endReleases()
+	n := s.rels[0].ref.Len()
+	calls := 0
+	for b := format.Time(1); b <= 40_000; b += 7 {
+		win, _, _ := s.releasesIn(0, 0, b)
+		if want := min(int(b+99)/100, 400); len(win) != want {
+			t.Fatalf("an edge ending at %d: a window of %d releases, want %d", b, len(win), want)
+		}
+		calls++
+	}
+	if most := n/(relPiece-relMaxSize) + 2; s.relReads > most {
+		t.Fatalf("%d calls read %d pieces of the spill for a run of %d bytes, want at most %d", calls, s.relReads, n, most)
+	}
+}
+
+// TestReleasesChunked: the holders' runs of releases go to the spill
+// together (writeReleases), not a block each between the other blocks
+// written meanwhile (the edges'), so that reading them all back takes a
+// few pieces of the spill's cache, not one or two a run.
+func TestReleasesChunked(t *testing.T) {
+	sp := spilledModel(t)
+	const runs = 200
+	s := &chainSweep{sp: sp, relOf: make([]relGate, runs), relLockOf: map[model.LockRef]uint32{}, width: 1 << 40}
+	other := make([]byte, 5000)
+	for y := range int32(runs) {
+		s.lastXi = y
+		for i := range 10 {
+			a := format.Time(100*i + int(y))
+			s.addRelease(a, a+10, model.LockRef{Object: 1})
+		}
+		if _, ok := sp.ScratchWrite(other); !ok {
+			t.Fatal("no spill")
+		}
+	}
+	s.endReleases()
+	n := 0
+	for x := range s.rels {
+		n += s.rels[x].ref.Len()
+	}
+	model.EnableSpillStats()
+	for y := range int32(runs) {
+		if win, _, more := s.releasesIn(y, 0, 1<<40); len(win) != 10 || more {
+			t.Fatalf("node %d: a window of %d releases (more %v), want 10", y, len(win), more)
+		}
+	}
+	if reads, most := model.SpillStatsReads(), int64(n/4096+2); reads > most {
+		t.Fatalf("%d runs of %d bytes in all read back in %d reads of the spill, want at most %d", runs, n, reads, most)
 	}
 }

@@ -667,8 +667,9 @@ type chainSweep struct {
 	// from relBase on.
 	//
 	// A thread's releases are packed as they come (relPend, of node
-	// relPendX) and, once its intervals are all in, written to the
-	// Model's spill as one block (relRun); order reads a holder's back
+	// relPendX) and, once its intervals are all in, put to the Model's
+	// spill with the runs before it (relRun, a piece of a chunk:
+	// writeReleases); order reads a holder's back
 	// as far as the edges it orders ask (its window) and lets go of those
 	// ended before the bucket it orders: what it holds is what is under
 	// way then, not every release of the run (0.59 GB of c5G-slow5's
@@ -676,23 +677,26 @@ type chainSweep struct {
 	// run in rels + 1 (0 for none) and where its window's first release
 	// begins (relGate); relLocks: the locks by their index in a run
 	// (relLockOf).
-	relOf     []relGate
-	relShift  uint8
-	rels      []relRun
-	relWins   []relWin        // by relWinOf; relFree: those let go
-	relWinOf  map[int32]int32 // by run, its window in relWins, while it has one
-	relExp    [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
-	relFree   []int32
-	relMem    [][]byte // without a spill: by run, its bytes still to read
-	relLocks  []model.LockRef
-	relLockOf map[model.LockRef]uint32
-	relPend   []byte
-	relPendX  int32
-	relPrevB  format.Time // the last release packed's end
-	relRoom   []byte
-	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
-	relNode   []int32
-	relBase   int32
+	relOf      []relGate
+	relShift   uint8
+	rels       []relRun
+	relWins    []relWin        // by relWinOf; relFree: those let go
+	relWinOf   map[int32]int32 // by run, its window in relWins, while it has one
+	relExp     [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
+	relFree    []int32
+	relMem     [][]byte // without a spill: by run, its bytes still to read
+	relLocks   []model.LockRef
+	relLockOf  map[model.LockRef]uint32
+	relPend    []byte
+	relChunk   []byte // runs not yet written (writeReleases), relChunkAt where each begins
+	relChunkAt []int32
+	relPendX   int32
+	relPrevB   format.Time // the last release packed's end
+	relRoom    []byte
+	relNear    model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
+	relReads   int                // the pieces read from the spill (the tests count them)
+	relNode    []int32
+	relBase    int32
 
 	// selfHeld: by node, the stretches in which its thread was blocked on
 	// its own Thread object's monitor, each with the holder blamed, in
@@ -772,7 +776,10 @@ type relRun struct {
 // c5G-slow5's report at its peak, in order, where they were live ~2 K of
 // c128's 25 K).
 type relWin struct {
-	win   []relSpan
+	win []relSpan
+	// rest: the run's bytes next (relRun.ref's first), as read with
+	// the releases taken last, at most relPiece.
+	rest  []byte
 	trimK int32
 	// expK: the bucket at whose start it is looked at again (in
 	// chainSweep.relExp: let go if all its releases ended before, as a
@@ -830,6 +837,10 @@ var relPiece = 256
 // threadsCompact is the fewest threads behind a root kept that are made
 // unique when their room is full (a var: the tests make them so at each).
 var threadsCompact = 1024
+
+// relChunkSize is the most bytes of the releases' runs written to the
+// spill as one block (a run larger alone).
+const relChunkSize = 64 << 10
 
 // relMaxSize is a release's most bytes packed.
 const relMaxSize = 3 * binary.MaxVarintLen64
@@ -1085,7 +1096,7 @@ func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 // for chainBatch roots at a time: its links and stretches by root kept
 // are every root's with --top 0 (0.77 GB of c1G's report at its peak).
 func (s *chainSweep) list(n, links int) (*ChainList, int) {
-	s.putReleases()
+	s.endReleases()
 	s.step(StepChainsOrder, 0, 0)
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
@@ -1456,27 +1467,63 @@ func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 }
 
 // putReleases ends the run of the releases packed (relPend): to the
-// spill, else kept in memory.
+// chunk of runs (relChunk), written to the spill when full
+// (writeReleases), else kept in memory.
 func (s *chainSweep) putReleases() {
 	if len(s.relPend) == 0 {
 		return
 	}
-	var run relRun
-	var mem []byte
-	ok := false
-	if s.sp != nil {
-		run.ref, ok = s.sp.ScratchWrite(s.relPend)
+	if s.sp != nil && len(s.relChunk)+len(s.relPend) > relChunkSize {
+		s.writeReleases()
 	}
-	if !ok {
-		mem = append([]byte(nil), s.relPend...)
-	}
-	if mem != nil || s.relMem != nil {
-		s.relMem = append(s.relMem, make([][]byte, len(s.rels)+1-len(s.relMem))...)
-		s.relMem[len(s.rels)] = mem
-	}
-	s.rels = append(s.rels, run)
+	s.rels = append(s.rels, relRun{})
 	s.relOf[s.relPendX].run = int32(len(s.rels))
+	if s.sp != nil {
+		s.relChunkAt = append(s.relChunkAt, int32(len(s.relChunk)))
+		s.relChunk = append(s.relChunk, s.relPend...)
+	} else {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)-len(s.relMem))...)
+		s.relMem[len(s.rels)-1] = append([]byte(nil), s.relPend...)
+	}
 	s.relPend, s.relPrevB = s.relPend[:0], 0
+}
+
+// writeReleases writes the chunk of runs (relChunk, its last
+// len(relChunkAt) runs') to the spill as one block, each run's ref a
+// piece of it: the runs' bytes together, in a few pieces of
+// ScratchReadNear, where a block each, between the edges' blocks, were
+// ~1/7 of the bytes of the pieces read. Kept in memory when the write
+// fails.
+func (s *chainSweep) writeReleases() {
+	if len(s.relChunkAt) == 0 {
+		return
+	}
+	ref, ok := s.sp.ScratchWrite(s.relChunk)
+	if !ok && len(s.relMem) < len(s.rels) {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)-len(s.relMem))...)
+	}
+	first := len(s.rels) - len(s.relChunkAt)
+	for j, at := range s.relChunkAt {
+		end := len(s.relChunk)
+		if j+1 < len(s.relChunkAt) {
+			end = int(s.relChunkAt[j+1])
+		}
+		if ok {
+			s.rels[first+j].ref = ref.Slice(int(at), end)
+		} else {
+			s.relMem[first+j] = append([]byte(nil), s.relChunk[at:end]...)
+		}
+	}
+	s.relChunk, s.relChunkAt = s.relChunk[:0], s.relChunkAt[:0]
+}
+
+// endReleases ends the releases' runs: the last put and written.
+func (s *chainSweep) endReleases() {
+	s.putReleases()
+	if s.sp != nil {
+		s.writeReleases()
+	}
+	s.relChunk, s.relChunkAt = nil, nil
 }
 
 // releasesIn returns node y's releases that may cut an edge of bucket k
@@ -1486,10 +1533,12 @@ func (s *chainSweep) putReleases() {
 // after b is not taken (read again when an edge asks, and told the gate:
 // splitReleased), and a run's window is let go when it holds none, so
 // that a holder waited for now and then holds nothing between. A piece
-// read is decoded that far alone, the rest read again (from relNear) when
-// an edge asks: decoded whole, a piece's ~40 releases, most never asked
-// for, stayed in the window until their bucket (125–156 MB of the windows
-// at c5G-slow5's report's peak, in order).
+// read is decoded that far alone, the rest kept as its bytes with the
+// window (relWin.rest, at most relPiece), decoded when an edge asks:
+// decoded whole, a piece's ~40 releases, most never asked for, stayed in
+// the window until their bucket (125–156 MB of the windows at
+// c5G-slow5's report's peak, in order); read again from the spill for
+// each edge, they were 4.3 GB read for c1G's 38 MB of releases.
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
@@ -1518,13 +1567,20 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 			rw.win = rw.win[i:]
 		}
 	}
+	mem := int(x) < len(s.relMem) && s.relMem[x] != nil
+	cut := false // rw.rest ends in a release cut: read on from the spill
 	for {
 		var p []byte
-		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+		read := false
+		switch {
+		case mem:
 			p = s.relMem[x]
-		} else if r.ref.Len() > 0 {
+		case rw != nil && len(rw.rest) > 0 && !cut:
+			p = rw.rest
+		case r.ref.Len() > 0:
 			s.relRoom = s.sp.ScratchReadNear(&s.relNear, r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
-			p = s.relRoom
+			p, read = s.relRoom, true
+			s.relReads++
 		}
 		if len(p) == 0 {
 			more = false
@@ -1564,17 +1620,28 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 			}
 			rw.win = append(rw.win, relSpan{a, r.prevB, uint32(lk)})
 		}
-		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+		if mem {
 			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
 				s.relMem[x] = nil
 			}
 		} else {
 			r.ref = r.ref.Slice(used, r.ref.Len())
+			// What is left of the piece is the run's next bytes: kept
+			// with the window, if it has one, for the edges that ask of
+			// it next (each read again from the spill, 16 M reads of c1G's
+			// 18 M took no release: the one that stops an edge).
+			if rw != nil {
+				rw.rest = append(rw.rest[:0], p[used:]...)
+			}
 		}
 		if stop {
 			break
 		}
 		if used == 0 {
+			if !read && !mem {
+				cut = true
+				continue // the rest kept ends in a release cut: read on
+			}
 			more = false
 			break // no whole release in what is left: none more
 		}
@@ -1599,7 +1666,7 @@ func (s *chainSweep) letGoWin(x, wi int32) {
 	if cap(rw.win) > relWinKeep {
 		rw.win = nil
 	}
-	rw.win, rw.expK = rw.win[:0], 0
+	rw.win, rw.rest, rw.expK = rw.win[:0], rw.rest[:0], 0
 	delete(s.relWinOf, x)
 	s.relFree = append(s.relFree, wi)
 }

@@ -93,6 +93,21 @@ func EnableSpillStats() {
 	spillStats = &spillCounts{added: map[string]*spillCount{}, reads: map[string]*spillCount{}}
 }
 
+// SpillStatsReads is the reads of the spill's file counted since
+// EnableSpillStats (the tests'), and stops counting.
+func SpillStatsReads() int64 {
+	c := spillStats
+	if c == nil {
+		return 0
+	}
+	spillStats = nil
+	var n int64
+	for _, e := range c.reads {
+		n += e.calls
+	}
+	return n
+}
+
 func (c *spillCounts) count(m map[string]*spillCount, key string, n int) {
 	e := m[key]
 	if e == nil {

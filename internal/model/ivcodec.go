@@ -59,6 +59,25 @@ const (
 	ivRaw       = 1 << 4
 )
 
+// putThreadID puts id into b, 8 bytes when wide, else 4, and returns how
+// many.
+func putThreadID(b []byte, id format.ThreadID, wide bool) int {
+	if wide {
+		binary.LittleEndian.PutUint64(b, uint64(id))
+		return 8
+	}
+	binary.LittleEndian.PutUint32(b, uint32(id))
+	return 4
+}
+
+// threadIDAt reads the id putThreadID put at p[i:], and the index after it.
+func threadIDAt(p []byte, i int, wide bool) (format.ThreadID, int) {
+	if wide {
+		return format.ThreadID(binary.LittleEndian.Uint64(p[i:])), i + 8
+	}
+	return format.ThreadID(binary.LittleEndian.Uint32(p[i:])), i + 4
+}
+
 func zigzag(x int64) uint64   { return uint64(x<<1) ^ uint64(x>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
@@ -153,22 +172,10 @@ func appendIv(dst []byte, iv *Interval, prevEnd format.Time) []byte {
 		w += binary.PutUvarint(b[w:], uint64(iv.objNum))
 	}
 	if h1&ivOther != 0 {
-		if more&ivOtherWide != 0 {
-			binary.LittleEndian.PutUint64(b[w:], uint64(iv.Other))
-			w += 8
-		} else {
-			binary.LittleEndian.PutUint32(b[w:], uint32(iv.Other))
-			w += 4
-		}
+		w += putThreadID(b[w:], iv.Other, more&ivOtherWide != 0)
 	}
 	if h1&ivFirstMask == ivFirstSet {
-		if more&ivFirstWide != 0 {
-			binary.LittleEndian.PutUint64(b[w:], uint64(iv.First))
-			w += 8
-		} else {
-			binary.LittleEndian.PutUint32(b[w:], uint32(iv.First))
-			w += 4
-		}
+		w += putThreadID(b[w:], iv.First, more&ivFirstWide != 0)
 	}
 	if h1&ivOwn != 0 {
 		w += binary.PutUvarint(b[w:], uint64(iv.ownFrom))
@@ -244,25 +251,13 @@ func decodeIv(iv *Interval, p []byte, i int, prevEnd format.Time) int {
 	}
 	var other, first format.ThreadID
 	if h1&ivOther != 0 {
-		if more&ivOtherWide != 0 {
-			other = format.ThreadID(binary.LittleEndian.Uint64(p[i:]))
-			i += 8
-		} else {
-			other = format.ThreadID(binary.LittleEndian.Uint32(p[i:]))
-			i += 4
-		}
+		other, i = threadIDAt(p, i, more&ivOtherWide != 0)
 	}
 	switch h1 & ivFirstMask {
 	case ivFirstOne:
 		first = other
 	case ivFirstSet:
-		if more&ivFirstWide != 0 {
-			first = format.ThreadID(binary.LittleEndian.Uint64(p[i:]))
-			i += 8
-		} else {
-			first = format.ThreadID(binary.LittleEndian.Uint32(p[i:]))
-			i += 4
-		}
+		first, i = threadIDAt(p, i, more&ivFirstWide != 0)
 	case ivFirstMask:
 		panic(errIvs)
 	}

@@ -161,20 +161,6 @@ func (r *spillRef) has(k spillKind) bool {
 	return false
 }
 
-// size is the bytes of r's blocks of kind k.
-func (r *spillRef) size(k spillKind) int64 {
-	var sz int64
-	end := int64(0)
-	for i := 0; i < int(r.n); {
-		off, n, bk, _, j := r.next(i, end)
-		if bk == k {
-			sz += n
-		}
-		end, i = off+n, j
-	}
-	return sz
-}
-
 // count is the count of r's blocks of kind k: of spillIvs, the thread's
 // intervals in the spill (Model.IntervalCount), nothing read.
 func (r *spillRef) count(k spillKind) int64 {

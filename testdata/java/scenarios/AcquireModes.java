@@ -17,6 +17,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class AcquireModes {
     static final int GATE_WAITERS = 3, HOLD_MS = 30;
+    // writerHeld: rw-writer's lock() has returned (isWriteLocked() reads the state, which the
+    // acquire sets before the owner: a reader started in between parks naming no owner).
+    static volatile boolean writerHeld;
 
     /** A latch by another name: open once state is 1; shared acquires only. */
     static final class Gate extends AbstractQueuedSynchronizer {
@@ -87,6 +90,7 @@ public class AcquireModes {
         Thread[] rr = new Thread[1];
         Thread writer = start("rw-writer", () -> {
             rw.writeLock().lock();
+            writerHeld = true;
             try {
                 while (rr[0] == null) Thread.onSpinWait();
                 awaitParked(rr[0]);
@@ -96,7 +100,7 @@ public class AcquireModes {
                 rw.writeLock().unlock();
             }
         });
-        while (!rw.isWriteLocked()) Thread.sleep(1);
+        while (!writerHeld) Thread.sleep(1);
         rr[0] = start("rw-reader", () -> {
             rw.readLock().lock();
             rw.readLock().unlock();

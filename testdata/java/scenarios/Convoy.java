@@ -11,6 +11,9 @@ public class Convoy {
     static final Semaphore sem = new Semaphore(1, true);
     static final ReentrantLock lock = new ReentrantLock(true);
     static volatile boolean semQueued, lockQueued;
+    // lockHeld: the holder's lock() has returned (isLocked() reads the state, which the acquire sets
+    // before the owner: a waiter started in between parks naming no owner).
+    static volatile boolean lockHeld;
     static String hex(Object o) { return String.format("%08X", System.identityHashCode(o)); }
     static void sleep(int ms) { try { Thread.sleep(ms); } catch (InterruptedException e) { throw new AssertionError(e); } }
     public static void main(String[] a) throws Exception {
@@ -25,9 +28,9 @@ public class Convoy {
         }
         semQueued = true;
         semHolder.join(); for (Thread t : s) t.join();
-        Thread lockHolder = new Thread(() -> { lock.lock(); sleep(HOLD_MS); while (!lockQueued) sleep(5); lock.unlock(); }, "lockHolder");
+        Thread lockHolder = new Thread(() -> { lock.lock(); lockHeld = true; sleep(HOLD_MS); while (!lockQueued) sleep(5); lock.unlock(); }, "lockHolder");
         lockHolder.start();
-        while (!lock.isLocked()) Thread.onSpinWait();
+        while (!lockHeld) Thread.onSpinWait();
         Thread[] l = new Thread[N];
         for (int i = 0; i < N; i++) {
             l[i] = new Thread(() -> { lock.lock(); sleep(STEP_MS); lock.unlock(); }, "lockQ-" + i); l[i].start();

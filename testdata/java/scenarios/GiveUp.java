@@ -14,16 +14,20 @@ public class GiveUp {
     static final ReentrantLock lock = new ReentrantLock(true), condLock = new ReentrantLock();
     static final Condition cond = condLock.newCondition();
     static int awaiting; // guarded by condLock
+    // held: the holder's lock() has returned (isLocked() reads the state, which the acquire sets
+    // before the owner: a waiter started in between parks naming no owner).
+    static volatile boolean held;
 
     static String hex(Object o) { return String.format("%08X", System.identityHashCode(o)); }
 
     public static void main(String[] args) throws Exception {
         Thread holder = new Thread(() -> {
             lock.lock();
+            held = true;
             try { Thread.sleep(HOLD_MS); } catch (InterruptedException e) { throw new AssertionError(e); } finally { lock.unlock(); }
         }, "holder");
         holder.start();
-        while (!lock.isLocked()) Thread.onSpinWait();
+        while (!held) Thread.onSpinWait();
         int[] failed = {0};
         Thread tryer = new Thread(() -> {
             try {

@@ -67,6 +67,10 @@ public class Parking {
     static final class Marker {}
 
     static volatile Thread waiter;   // the thread a holder waits to see parked
+    // held: the holder's lock() has returned. Not isLocked() or isWriteLocked(): they read the
+    // state, which the acquire sets before it sets the owner, so a waiter started then could park
+    // while the lock has no owner yet (CI, JDK 17 under load: a park naming owner 0).
+    static volatile boolean held;
     static volatile int sink;
 
     public static void main(String[] args) throws Exception {
@@ -77,8 +81,10 @@ public class Parking {
         StringBuilder holders = new StringBuilder(), waiters = new StringBuilder();
         for (int i = 0; i < ROUNDS; i++) {
             waiter = null;
+            held = false;
             Thread h = start("rl-holder-" + i, () -> {
                 lock.lock();
+                held = true;
                 try {
                     while (waiter == null) sleep(1);
                     parked(waiter);
@@ -86,7 +92,7 @@ public class Parking {
                     lock.unlock();
                 }
             });
-            while (!lock.isLocked()) sleep(1);
+            while (!held) sleep(1);
             Thread w = start("rl-waiter-" + i, () -> {
                 lock.lock();
                 lock.unlock();
@@ -101,8 +107,10 @@ public class Parking {
         // A read lock blocked by a writer.
         ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
         waiter = null;
+        held = false;
         Thread writer = start("rw-writer", () -> {
             rw.writeLock().lock();
+            held = true;
             try {
                 while (waiter == null) sleep(1);
                 parked(waiter);
@@ -110,7 +118,7 @@ public class Parking {
                 rw.writeLock().unlock();
             }
         });
-        while (!rw.isWriteLocked()) sleep(1);
+        while (!held) sleep(1);
         Thread reader = start("rw-reader", () -> {
             rw.readLock().lock();
             rw.readLock().unlock();

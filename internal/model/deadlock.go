@@ -24,6 +24,13 @@ type waitFor struct {
 	// changes of a wait (each park and its end) are of a thread not in
 	// late, told without the map's look-up.
 	lateBits []uint64
+	// hidden: per thread whose wait is left out of the graph at an
+	// instant until a later time (hideWait), its entry's index in
+	// Model.lateEntries, cut short when its wait changes before then
+	// (endHidden). By id, not tstate: the fold may let go of the thread's
+	// state meanwhile. Rare (a line behind the chain it waits on), so
+	// most changes of a wait see it empty.
+	hidden map[format.ThreadID]int
 	// members: the threads of each active cycle, by its index.
 	members map[int][]*tstate
 	// endOnly: the late entries are asked at the end alone
@@ -110,6 +117,7 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	if e := th.waits(); e.to == to && e.obj == obj && e.kind == kind {
 		return // the same wait: a cycle through it still stands
 	}
+	w.endHidden(th, at, m)
 	if w.isLate(th) {
 		w.endLate(th, at, m)
 	}
@@ -175,14 +183,41 @@ func (w *waitFor) hideWait(th *tstate, obj format.ObjectID, at, from format.Time
 		return
 	}
 	if !w.endOnly || from > m.End {
+		if w.hidden == nil {
+			w.hidden = map[format.ThreadID]int{}
+		}
+		w.hidden[th.id] = len(m.lateEntries)
 		m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.id, Object: obj, From: at, To: from})
 	} else {
 		m.lateFloor = max(m.lateFloor, from) // of no use at the end (compactLate)
 	}
 }
 
+// endHidden ends, at at, the span in which th's wait is left out of the
+// graph at an instant (hideWait), if it is in one: its wait changes. The
+// span was of that wait alone; left to its end, it hid the next wait of
+// th on the same object (every join's is 0). FuzzModelLines'
+// b3b8ef8ce7ee4d16: A's join of C, resumed at 5 when its block on a
+// monitor was ended, hidden until 7 (C's state began then), and A's
+// join of D from 5 closed a deadlock with D at 5: the graph at 5 and 6
+// left the join of D out, and had the deadlock without its edges.
+func (w *waitFor) endHidden(th *tstate, at format.Time, m *Model) {
+	if len(w.hidden) == 0 {
+		return
+	}
+	i, ok := w.hidden[th.id]
+	if !ok {
+		return
+	}
+	delete(w.hidden, th.id)
+	if e := &m.lateEntries[i]; at < e.To {
+		e.To = max(e.From, at)
+	}
+}
+
 // clear ends th's wait.
 func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
+	w.endHidden(th, at, m)
 	if w.isLate(th) {
 		w.endLate(th, at, m)
 	}
@@ -378,6 +413,18 @@ func (w *waitFor) compactLate(m *Model) {
 	}
 	for th, i := range w.late {
 		w.late[th] = int(at[i])
+	}
+	for id, i := range w.hidden {
+		// Kept when the next entry's new place is past its own.
+		next := int32(k)
+		if i+1 < len(at) {
+			next = at[i+1]
+		}
+		if at[i] < next {
+			w.hidden[id] = int(at[i])
+		} else {
+			delete(w.hidden, id) // let go: it ended by the latest time
+		}
 	}
 	m.lateEntries = slices.Clip(m.lateEntries[:k])
 	if k < cap(m.lateEntries)/4 {

@@ -25,7 +25,8 @@ import (
 //   - each burner's CPU samples stand for its CPU as the JVM measured it (ThreadMXBean), within
 //     5 % (their weights: a sample whose timer overran stands for more than 10 ms), and their
 //     count is 95-102 % of that CPU ÷ 10 ms with perf_events' task clock (.info
-//     sample_cpu_clock perf), 50-102 % with another clock (the test logs it: a timer's overruns
+//     sample_cpu_clock perf; 80 % with the rest carried in weights: signals the kernel lost),
+//     50-102 % with another clock (the test logs it: a timer's overruns
 //     come with load); .info sample_cpu_folded agrees with the weights (checkFolded);
 //   - the burner's hot method (Sampled.burnA, burnB) is the innermost frame of 90 % of its samples;
 //   - the thread that sleeps all along has no CPU sample;
@@ -122,6 +123,7 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		wallRead      int            // ... the C library's read or recv, with Java frames below
 		wallAccept    int            // ... the C library's accept, with Java frames below
 		wallInnermost map[string]int
+		weights       map[int64]int // cpu samples by weight, in intervals rounded
 	}
 	by := map[format.ThreadID]*tally{}
 	for i, ev := range r.events {
@@ -130,7 +132,7 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		}
 		tl := by[ev.Thread]
 		if tl == nil {
-			tl = &tally{innermost: map[string]int{}, innermostApp: map[string]int{}, wallInnermost: map[string]int{}}
+			tl = &tally{innermost: map[string]int{}, innermostApp: map[string]int{}, wallInnermost: map[string]int{}, weights: map[int64]int{}}
 			by[ev.Thread] = tl
 		}
 		st := r.stacks[i]
@@ -145,6 +147,7 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		case format.SampleCPU:
 			tl.cpu++
 			tl.cpuNs += ev.Weight
+			tl.weights[(ev.Weight+5_000_000)/10_000_000]++
 			tl.innermost[top]++
 			for _, f := range st {
 				if f.Class == "LSampled;" {
@@ -201,21 +204,36 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 				b.name, float64(tl.cpuNs)/1e9, float64(cpu)/1e9)
 		}
 		// perf_events' task clock (sample_cpu_clock perf) signals every 10 ms of the thread's
-		// CPU at any load: issue 33's goal, within 5 %. With the POSIX timer a signal still
-		// pending at the timer's next expiry stands for both (its overrun, in its weight): the
-		// kernel checks CPU timers at its ticks (4 ms at HZ=250), and a thread that ran between
-		// them on a loaded machine is seen late (66 % seen at a load of 9 on 2 cores; 98-100 %
-		// when quiet): half at least, or the timer is wrong; never more.
-		least := 0.5
+		// CPU: issue 33's goal, within 5 %. A signal the kernel lost leaves its interval to the
+		// next sample's weight (carried: two intervals or more, rounded), as a POSIX timer's
+		// overrun does: CI, under make test's parallel load, had a burner at 92 % of CPU ÷ 10 ms
+		// whose samples stood for its CPU (not seen here beside busy loops and pipes, 97-100 %).
+		// So the count is 95 % at least, or 80 % with the rest carried; a slow or coarse clock
+		// fails either (a 12 ms one: 83 %, each weight one interval rounded, none carried).
+		// With the POSIX timer a signal still pending at the timer's next expiry stands for both
+		// (its overrun, in its weight): the kernel checks CPU timers at its ticks (4 ms at
+		// HZ=250), and a thread that ran between them on a loaded machine is seen late (66 %
+		// seen at a load of 9 on 2 cores; 98-100 % when quiet): half at least, or the timer is
+		// wrong; never more.
+		carried := 0
+		for k, n := range tl.weights {
+			if k > 1 {
+				carried += int(k-1) * n
+			}
+		}
+		want := float64(cpu) / interval
+		ok := float64(tl.cpu) >= want*0.5
 		if clock == "perf" {
-			least = 0.95
+			ok = float64(tl.cpu) >= want*0.95 || (float64(tl.cpu) >= want*0.8 && float64(tl.cpu+carried) >= want*0.95)
 		}
-		if want := float64(cpu) / interval; float64(tl.cpu) < want*least || float64(tl.cpu) > want*1.02 {
-			t.Errorf("burn%s: %d CPU samples for %.3f s of CPU, want %.0f-102 %% of CPU ÷ 10 ms (%.0f; clock %s)", b.name, tl.cpu,
-				float64(cpu)/1e9, 100*least, want, clock)
+		if !ok || float64(tl.cpu) > want*1.02 {
+			t.Errorf("burn%s: %d CPU samples (%d intervals carried) for %.3f s of CPU, want 102 %% of CPU ÷ 10 ms (%.0f; clock %s) at most and "+
+				"at least 95 %% (perf: or 80 %% with the rest carried) or 50 %% (timer); weights in intervals %v, .info %s=%q %s=%q", b.name, tl.cpu, carried,
+				float64(cpu)/1e9, want, clock, tl.weights, format.InfoSampleCPUTimerThreads, r.info[format.InfoSampleCPUTimerThreads],
+				format.InfoSampleCPUFolded, r.info[format.InfoSampleCPUFolded])
 		}
-		t.Logf("burn%s: %d CPU samples for %.3f s of CPU (%.1f %% of CPU ÷ 10 ms), standing for %.3f s", b.name, tl.cpu,
-			float64(cpu)/1e9, 100*float64(tl.cpu)/(float64(cpu)/interval), float64(tl.cpuNs)/1e9)
+		t.Logf("burn%s: %d CPU samples for %.3f s of CPU (%.1f %% of CPU ÷ 10 ms), standing for %.3f s; weights in intervals %v", b.name, tl.cpu,
+			float64(cpu)/1e9, 100*float64(tl.cpu)/(float64(cpu)/interval), float64(tl.cpuNs)/1e9, tl.weights)
 		hot := 0
 		for top, n := range tl.innermost {
 			if strings.HasPrefix(top, "Sampled."+b.hot+"(") {

@@ -432,7 +432,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
 
 // perf_open: a task-clock counter of thread tid that overflows every
 // cpu_ns of its CPU (exclude_kernel as the probe found, samples_start),
-// disabled; -1 and errno when refused.
+// disabled; -1 and errno when refused. Tried again when interrupted: the
+// kernel takes the thread's exec lock interruptibly (EINTR with a signal
+// pending), which is no refusal.
 static int perf_open(int tid, int user_only) {
   struct perf_event_attr a;
   memset(&a, 0, sizeof a);
@@ -443,7 +445,11 @@ static int perf_open(int tid, int user_only) {
   a.disabled = 1;
   a.exclude_kernel = (unsigned)user_only;
   a.wakeup_events = 1;
-  return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  int fd, tries = 0;
+  do
+    fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  while (fd < 0 && errno == EINTR && ++tries < 4);
+  return fd;
 }
 
 // arm_perf: tid's task clock, its overflow a SIGPROF to that thread

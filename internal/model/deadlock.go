@@ -117,6 +117,20 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	if e := th.waits(); e.to == to && e.obj == obj && e.kind == kind {
 		return // the same wait: a cycle through it still stands
 	}
+	// The line's time: when it says to holds obj (entered, below).
+	named := at
+	if n := len(th.body.open); n > 0 {
+		// th's wait is its innermost state's, which began then: a line
+		// behind that names its owner (a MonitorOwned line, an owner named
+		// by another thread blocked there) makes it wait from the state's
+		// start, no earlier. From earlier, its late span (lateWait) on the
+		// same object hid the state before in the graph at an instant: B
+		// parked for AA, owned by E, in a deadlock with E from 0; B
+		// blocked on monitor AA at 7; a MonitorOwned line at 0 named D its
+		// owner, and the span 0..7 hid B's park (FuzzModelLines'
+		// 688c550614271f28).
+		at = max(at, th.body.open[n-1].iv.Start)
+	}
 	w.endHidden(th, at, m)
 	if w.isLate(th) {
 		w.endLate(th, at, m)
@@ -131,8 +145,11 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 		// late (it is posted after the acquisition; a safepoint or a busy
 		// CPU can delay it by milliseconds). It no longer waits. (The
 		// same lock: a j.u.c. lock's sync a monitor too is two locks,
-		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.)
-		w.entered(to, obj, at, m)
+		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.) It
+		// holds obj from the line's time, not th's state's (FuzzModelLines'
+		// f9943a6838707507: B blocked on 2 in a deadlock from 0; A blocked
+		// on 2 at 7; a MonitorOwned line at 0 names B: B entered at 0).
+		w.entered(to, obj, named, m)
 	}
 	if from := w.chainFrom(th, to, at); from > at {
 		w.lateWait(th, obj, at, from, m)
@@ -337,9 +354,16 @@ func (w *waitFor) chainFrom(th, other *tstate, at format.Time) format.Time {
 	return from
 }
 
-// chainFrom is waitFor.chainFrom for a state of a thread opening now.
-func (b *Builder) chainFrom(other *tstate, at format.Time) format.Time {
-	return b.wf.chainFrom(nil, other, at)
+// chainFrom is waitFor.chainFrom for a state of th opening now: the walk
+// stops at th, whose old wait is the one this state ends, as waitFor.set's
+// does. Through it, a change on that old chain made the new wait late: B
+// parked for a lock D owns, A for one B owns; D's lines at 7 and 8; B's at
+// 2 parks again (the first park's end lost) for a lock A owns: A and B
+// deadlock at 2, which the fold put at 8, D's latest state
+// (cases/deadlock-chain-old-wait, found by comparing the two walks over
+// FuzzModelLines' lines).
+func (b *Builder) chainFrom(th, other *tstate, at format.Time) format.Time {
+	return b.wf.chainFrom(th, other, at)
 }
 
 // waitsNow is whom the fold makes the thread wait for as its state opens

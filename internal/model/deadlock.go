@@ -385,6 +385,24 @@ func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.Obj
 	if from <= at {
 		return
 	}
+	if other != nil && obj != 0 {
+		// The line names other the owner of obj at at, and the fold still
+		// sees other blocked on it: other entered it then, though ts waits
+		// for it only from from (waitFor.set's entered, at the line's
+		// time: FuzzModelLines' 0bd9b8366dcc7a3f, B blocked on AA in a
+		// deadlock with A from 0; E's line at 0 names B the owner of AA
+		// while A's state is known from 7: B entered at 0, not 7).
+		kind := Monitor
+		if o.iv.State == Parked {
+			kind = JUCLock
+		}
+		// A wait of other's that began after at is not the one the line
+		// saw (FuzzModelLines' e67e19d9fd9e6b91: C parked for 2 at 0 and
+		// again at 2; D's line at 0 names C the owner of 2).
+		if e := other.waits(); e.to != nil && e.obj == obj && e.kind == kind && e.since <= at {
+			b.wf.entered(other, obj, at, b.m)
+		}
+	}
 	b.wf.lateWait(ts, obj, at, from, b.m)
 	o.other = other
 	b.rewait(ts, from)

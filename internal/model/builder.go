@@ -1036,7 +1036,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		from := b.chainFrom(ts, tts, ev.Time)
+		from := b.wf.chainFrom(ts, tts, ev.Time)
 		o := b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, waitsNow(tts, from, ev.Time), ev)
 		b.waitsLate(ts, o, tts, 0, ev.Time, from)
 	case format.SemaphoreAcquire:
@@ -1095,7 +1095,7 @@ func (b *Builder) event(ev *reader.Event, d int) {
 		}
 		// In the wait-for graph, from the states of the threads it waits
 		// for, directly or not (chainFrom).
-		gfrom := max(from, b.chainFrom(ts, ots, ev.Time))
+		gfrom := max(from, b.wf.chainFrom(ts, ots, ev.Time))
 		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, gfrom, ev.Time), ev)
 		ls.block(ts)
 		b.waitsLate(ts, o, ots, ev.Object, ev.Time, gfrom)

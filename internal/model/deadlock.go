@@ -139,18 +139,7 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 	if th.waits().to == nil {
 		w.n++
 	}
-	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj && e.kind == kind {
-		// The VM names as owner a thread we still see blocked on the same
-		// monitor: it has acquired it, and its MonitorContendedEntered is
-		// late (it is posted after the acquisition; a safepoint or a busy
-		// CPU can delay it by milliseconds). It no longer waits. (The
-		// same lock: a j.u.c. lock's sync a monitor too is two locks,
-		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.) It
-		// holds obj from the line's time, not th's state's (FuzzModelLines'
-		// f9943a6838707507: B blocked on 2 in a deadlock from 0; A blocked
-		// on 2 at 7; a MonitorOwned line at 0 names B: B entered at 0).
-		w.entered(to, obj, named, m)
-	}
+	w.ownerEntered(to, obj, kind, named, m)
 	if from := w.chainFrom(th, to, at); from > at {
 		w.lateWait(th, obj, at, from, m)
 		at = from
@@ -169,6 +158,29 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 		u = u.waits().to
 	}
 	w.path = path[:0]
+}
+
+// ownerEntered is the rule for a line that names to the owner of obj
+// (of kind) at at while the fold still sees to blocked on that lock: the
+// VM names as owner a thread it has let acquire it, whose
+// MonitorContendedEntered (or unpark) is late (posted after the
+// acquisition; a safepoint or a busy CPU can delay it by milliseconds),
+// so to no longer waits, and holds obj from the line's time — not from
+// the naming thread's state's (FuzzModelLines' f9943a6838707507: B
+// blocked on 2 in a deadlock from 0; A blocked on 2 at 7; a MonitorOwned
+// line at 0 names B: B entered at 0), nor from when the fold makes a late
+// line's wait begin (0bd9b8366dcc7a3f: B blocked on AA in a deadlock with
+// A from 0; E's line at 0 names B the owner of AA while A's state is
+// known from 7: B entered at 0, not 7). The same lock only: a j.u.c.
+// lock's sync a monitor too is two locks (FuzzModelText's
+// deadlock-juc-lock-named-monitor-owner); and a wait of to's that began
+// after at is not the one the line saw (e67e19d9fd9e6b91: C parked for 2
+// at 0 and again at 2; D's line at 0 names C the owner of 2). Both ways a
+// wait is named come here: waitFor.set and Builder.waitsLate.
+func (w *waitFor) ownerEntered(to *tstate, obj format.ObjectID, kind LockKind, at format.Time, m *Model) {
+	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj && e.kind == kind && e.since <= at {
+		w.entered(to, obj, at, m)
+	}
 }
 
 // entered ends the wait of th, blocked on obj, at at: it was named the
@@ -346,24 +358,18 @@ func (w *waitFor) chainFrom(th, other *tstate, at format.Time) format.Time {
 	if other == nil {
 		return from
 	}
-	// At most the threads waiting: a cycle on the chain ends the walk
-	// (th's own wait is the one that changes).
+	// At most the threads waiting: a cycle on the chain ends the walk.
+	// The walk stops at th, whose old wait is the one that changes (a
+	// state of th opening ends it): through it, a change on that old
+	// chain made the new wait late: B parked for a lock D owns, A for one
+	// B owns; D's lines at 7 and 8; B's at 2 parks again (the first park's
+	// end lost) for a lock A owns: A and B deadlock at 2, which the fold
+	// put at 8, D's latest state (cases/deadlock-chain-old-wait, found by
+	// comparing two walks over FuzzModelLines' lines).
 	for u, n := other, 0; u != nil && u != th && n <= w.n; u, n = u.waits().to, n+1 {
 		from = max(from, u.current(), u.waits().since)
 	}
 	return from
-}
-
-// chainFrom is waitFor.chainFrom for a state of th opening now: the walk
-// stops at th, whose old wait is the one this state ends, as waitFor.set's
-// does. Through it, a change on that old chain made the new wait late: B
-// parked for a lock D owns, A for one B owns; D's lines at 7 and 8; B's at
-// 2 parks again (the first park's end lost) for a lock A owns: A and B
-// deadlock at 2, which the fold put at 8, D's latest state
-// (cases/deadlock-chain-old-wait, found by comparing the two walks over
-// FuzzModelLines' lines).
-func (b *Builder) chainFrom(th, other *tstate, at format.Time) format.Time {
-	return b.wf.chainFrom(th, other, at)
 }
 
 // waitsNow is whom the fold makes the thread wait for as its state opens
@@ -385,23 +391,14 @@ func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.Obj
 	if from <= at {
 		return
 	}
-	if other != nil && obj != 0 {
-		// The line names other the owner of obj at at, and the fold still
-		// sees other blocked on it: other entered it then, though ts waits
-		// for it only from from (waitFor.set's entered, at the line's
-		// time: FuzzModelLines' 0bd9b8366dcc7a3f, B blocked on AA in a
-		// deadlock with A from 0; E's line at 0 names B the owner of AA
-		// while A's state is known from 7: B entered at 0, not 7).
+	if other != nil {
+		// The line names other the owner of obj at at, though ts waits for
+		// it only from from.
 		kind := Monitor
 		if o.iv.State == Parked {
 			kind = JUCLock
 		}
-		// A wait of other's that began after at is not the one the line
-		// saw (FuzzModelLines' e67e19d9fd9e6b91: C parked for 2 at 0 and
-		// again at 2; D's line at 0 names C the owner of 2).
-		if e := other.waits(); e.to != nil && e.obj == obj && e.kind == kind && e.since <= at {
-			b.wf.entered(other, obj, at, b.m)
-		}
+		b.wf.ownerEntered(other, obj, kind, at, b.m)
 	}
 	b.wf.lateWait(ts, obj, at, from, b.m)
 	o.other = other

@@ -61,7 +61,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if ev.Timeout >= 0 {
 		timeout = TimeoutSet
 	}
-	from := b.chainFrom(ts, ots, ev.Time)
+	from := b.wf.chainFrom(ts, ots, ev.Time)
 	var ls *lstate
 	if b.noParkLocks {
 		// No lock kept (Options.NoParkLocks): its object is marked a

@@ -69,20 +69,30 @@ void park_report(void) {
 }
 
 // owner_class returns AbstractOwnableSynchronizer, resolved once (a blocker
-// is loaded, so FindClass from the boot loader's Unsafe finds it).
+// is loaded, so FindClass from the boot loader's Unsafe finds it). Threads
+// parking meanwhile wait for it under aos_mu (a boot-loader lookup, no Java
+// code: microseconds, once), as queues_ready's do: before, they went on
+// without it, and the first parks of threads starting together on a lock
+// were recorded with no owner (TestChainRelease on 17 at load: waiter-j-1
+// and waiter-j-2 parked owner=none for the lock holder-j held, while
+// waiter-j-0 resolved the class for 1.6 ms).
+static pthread_mutex_t aos_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static jclass owner_class(JNIEnv *env) {
-  if (atomic_load_explicit(&aos_tried, memory_order_acquire) == 2) return aos;
-  int expect = 0;
-  if (!atomic_compare_exchange_strong(&aos_tried, &expect, 1)) return NULL;   // another thread resolves it
-  jclass c = (*env)->FindClass(env, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
-  if (c) {
-    f_owner = (*env)->GetFieldID(env, c, "exclusiveOwnerThread", "Ljava/lang/Thread;");
-    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_owner = NULL;
-    if (f_owner) aos = (*env)->NewGlobalRef(env, c);
-    (*env)->DeleteLocalRef(env, c);
+  if (atomic_load_explicit(&aos_tried, memory_order_acquire)) return aos;
+  pthread_mutex_lock(&aos_mu);
+  if (!atomic_load_explicit(&aos_tried, memory_order_relaxed)) {
+    jclass c = (*env)->FindClass(env, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+    if (c) {
+      f_owner = (*env)->GetFieldID(env, c, "exclusiveOwnerThread", "Ljava/lang/Thread;");
+      if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_owner = NULL;
+      if (f_owner) aos = (*env)->NewGlobalRef(env, c);
+      (*env)->DeleteLocalRef(env, c);
+    }
+    atomic_store_explicit(&aos_tried, 1, memory_order_release);
   }
-  atomic_store_explicit(&aos_tried, 2, memory_order_release);
+  pthread_mutex_unlock(&aos_mu);
   return aos;
 }
 

@@ -238,9 +238,17 @@ func (w *waitFor) endHidden(th *tstate, at format.Time, m *Model) {
 	if !ok {
 		return
 	}
-	delete(w.hidden, th.id)
+	// At or past the span's end (the late wait's own set, at from, is
+	// one) the span stays known: a line behind, naming a new owner of
+	// the lock th is still blocked on, still cuts it at its time, before
+	// the end (FuzzModelLines' 2db76cc31b03ba5a: E blocked on monitor 1
+	// naming B at 0, hidden until 4, B's chain's state; D's line at 0
+	// names D the owner: E waits for D from 0, in a deadlock with D
+	// parked on a lock E owns, and the span left E's wait out of the
+	// graph at 0..4). The next hideWait of th replaces it.
 	if e := &m.lateEntries[i]; at < e.To {
 		e.To = max(e.From, at)
+		delete(w.hidden, th.id)
 	}
 }
 

@@ -962,6 +962,15 @@ func (b *Builder) event(ev *reader.Event, d int) {
 			ts.floor = max(ts.floor, e.Time)
 		}
 	}
+	if ts.ended {
+		// The exit's line after ThreadEnded, folded later than its time
+		// (the thread's floor, the monitor's clock): the thread lives
+		// until then, as its interval does (FuzzModelText's
+		// 5bcb7daad5c5e5fa: A's block on its Thread object at 1.5001,
+		// owned by main, whose lines begin at 6666, waited from then, and
+		// its Entered at 1.5003 closed the interval at 6666, after A's end).
+		t.End = max(t.End, ev.Time)
+	}
 	stack := b.stackOf(ev)
 
 	switch ev.Kind {

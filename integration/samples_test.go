@@ -784,9 +784,22 @@ func TestWallStarved(t *testing.T) {
 		r := load(t, prefix)
 		type tally struct{ cpu, wall int }
 		by := map[format.ThreadID]*tally{}
-		for _, ev := range r.events {
+		// The deflater's first act is to renice itself: it starts renice and reads its output
+		// (a blocking read in native code, in no recorded state) — off a CPU, rightly
+		// wall-sampled (fc79 at load: 2 such samples, the deflater 46 ms on a CPU in 3.56 s).
+		// Those are not the deflater's loop, which never blocks: counted apart.
+		var inRenice int
+		var deflaterWall []string
+		for i, ev := range r.events {
 			if ev.Kind != format.Sample {
 				continue
+			}
+			if ev.Sampled == format.SampleWall && ev.Thread == format.ThreadID(e.hash(t, "deflater")) {
+				if slices.ContainsFunc(r.stacks[i], func(f frame) bool { return f.Class == "LWallStarved;" && f.Method == "run" }) {
+					inRenice++
+					continue
+				}
+				deflaterWall = append(deflaterWall, strings.Join(r.text[i], "\n    "))
 			}
 			tl := by[ev.Thread]
 			if tl == nil {
@@ -807,9 +820,9 @@ func TestWallStarved(t *testing.T) {
 			return tally{}
 		}
 		d, s, rd := of("deflater"), of("spinner"), of("reader")
-		t.Logf("samples (cpu, wall): deflater %v, spinner %v, reader %v; .info samples.wall=%s", d, s, rd, r.info[format.InfoSamples+"wall"])
+		t.Logf("samples (cpu, wall): deflater %v (and %d wall samples while it ran renice), spinner %v, reader %v; .info samples.wall=%s", d, inRenice, s, rd, r.info[format.InfoSamples+"wall"])
 		if d.wall > 1 {
-			t.Errorf("the deflater (ready, in native code, never blocked) has %d wall samples, want at most 1", d.wall)
+			t.Errorf("the deflater (ready, in native code, never blocked) has %d wall samples out of its renice, want at most 1:\n  %s", d.wall, strings.Join(deflaterWall, "\n  "))
 		}
 		if rd.wall < 10 {
 			t.Errorf("the reader (in a socket read all along) has %d wall samples, want ≥ 10 (3 s at 50 ms: ~60)", rd.wall)

@@ -27,7 +27,8 @@ type waitFor struct {
 	// hidden: per thread whose wait is left out of the graph at an
 	// instant until a later time (hideWait), its entry's index in
 	// Model.lateEntries, cut short when its wait changes before then
-	// (endHidden). By id, not tstate: the fold may let go of the thread's
+	// (endHidden), and kept past its end until the thread's next one. By
+	// id, not tstate: the fold may let go of the thread's
 	// state meanwhile. Rare (a line behind the chain it waits on), so
 	// most changes of a wait see it empty.
 	hidden map[format.ThreadID]int

@@ -216,7 +216,8 @@ fuzz-smoke:
 	@# no input: go.dev/issue/75804; a fresh-clone CI run on a busy machine).
 	@# The readers' FuzzEvents, FuzzCompact (the compact encoding's decoder)
 	@# and FuzzFraming (its chunks damaged, each run reading a recording
-	@# twice) about 15-20 s each here; the others 3-15 s each (with the build).
+	@# twice) about 15-20 s each here; the others 3-15 s each (with the build);
+	@# FuzzReportStreamed (three models and reports an input) ~250 a second.
 	@# A fuzzer missing from its package fails the smoke: the list is every
 	@# func Fuzz of the tree (docs/tree_test.go, TestFuzzersListed).
 	@for f in $(FUZZERS); do \
@@ -230,7 +231,7 @@ fuzz-smoke:
 FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x internal/reader:FuzzFraming:20000x \
 	internal/reader:FuzzPlain:30000x internal/reader:FuzzMethods:40000x internal/format:FuzzText:30000x \
 	internal/model:FuzzModel:10000x internal/model:FuzzModelText:60000x internal/model:FuzzModelLines:20000x \
-	internal/jfrimport:FuzzImport:20000x
+	internal/model:FuzzReportStreamed:3000x internal/jfrimport:FuzzImport:20000x
 
 # FUZZERS_HELD: fuzzers make test does not fuzz (their seed corpus runs with
 # the unit tests) while they find a known bug within seconds, which would

@@ -6,7 +6,6 @@ import (
 	"orca/internal/linediff"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -148,7 +147,7 @@ func TestColumnsOracle(t *testing.T) {
 			t.Fatal("no corpus of FuzzModelText")
 		}
 		for i, path := range paths {
-			data := fuzzBytes(t, path)
+			data := testrec.FuzzBytes(t, path)
 			for j, d := range [][]byte{data, data[:len(data)*2/3]} {
 				prefix := filepath.Join(dir, fmt.Sprintf("f%d-%d", i, j))
 				if err := os.WriteFile(prefix+format.SuffixEvents, d, 0o644); err != nil {
@@ -227,24 +226,4 @@ func writeSynth(t *testing.T, prefix string, opt synth.Options) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// fuzzBytes returns the []byte value of a corpus file of go test fuzz v1.
-func fuzzBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "[]byte("); ok {
-			s, err := strconv.Unquote(strings.TrimSuffix(v, ")"))
-			if err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			return []byte(s)
-		}
-	}
-	t.Fatalf("%s: no []byte value", path)
-	return nil
 }

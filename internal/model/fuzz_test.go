@@ -204,6 +204,20 @@ func FuzzModel(f *testing.F) {
 // fold must not panic, and whatever the input, the model it makes must
 // pass Validate — problems are reported, not turned into a broken model.
 func FuzzModelText(f *testing.F) {
+	addCaseSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := fold(data)
+		for _, e := range modeltest.Validate(m) {
+			t.Errorf("%v", e)
+		}
+		if t.Failed() {
+			t.Logf("events:\n%s", data)
+		}
+	})
+}
+
+// addCaseSeeds seeds f with the .orca text of each model case.
+func addCaseSeeds(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/cases/*.txtar")
 	for _, p := range paths {
 		ar, err := txtar.ParseFile(p)
@@ -216,15 +230,6 @@ func FuzzModelText(f *testing.F) {
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m := fold(data)
-		for _, e := range modeltest.Validate(m) {
-			t.Errorf("%v", e)
-		}
-		if t.Failed() {
-			t.Logf("events:\n%s", data)
-		}
-	})
 }
 
 // waitLines turns fuzz bytes into a few lines of the kinds whose

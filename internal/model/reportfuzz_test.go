@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"orca/internal/analysis"
 	"orca/internal/linediff"
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
+	"orca/internal/testrec"
 )
 
 // FuzzReportStreamed: whatever .orca text it reads, orca report's way of
@@ -31,23 +28,10 @@ import (
 // length picks the options: --top 0 (every row listed), 1 (the lists cut)
 // or 10 by its remainder by 3, --chains by the quotient's parity.
 func FuzzReportStreamed(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/cases/*.txtar")
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			if file.Name == "orca" {
-				f.Add(file.Data)
-			}
-		}
-	}
+	addCaseSeeds(f)
 	corpus, _ := filepath.Glob("testdata/fuzz/FuzzModelText/*")
 	for _, p := range corpus {
-		if data, ok := corpusBytes(p); ok {
-			f.Add(data)
-		}
+		f.Add(testrec.FuzzBytes(f, p))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
@@ -111,25 +95,4 @@ func FuzzReportStreamed(f *testing.F) {
 			t.Logf("options %+v; events:\n%s", opt, data)
 		}
 	})
-}
-
-// corpusBytes reads a file of Go's fuzz corpus holding one []byte.
-func corpusBytes(path string) ([]byte, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false
-	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	if len(lines) < 2 || lines[0] != "go test fuzz v1" {
-		return nil, false
-	}
-	lit, ok := strings.CutPrefix(strings.TrimSpace(lines[1]), "[]byte(")
-	if !ok {
-		return nil, false
-	}
-	s, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
-	if err != nil {
-		return nil, false
-	}
-	return []byte(s), true
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,4 +126,26 @@ func Events(t testing.TB, prefix string) []reader.Event {
 		}
 		out = append(out, ev)
 	}
+}
+
+// FuzzBytes returns the []byte value of a file of Go's fuzz corpus (go
+// test fuzz v1, one []byte): a fuzzer's findings read as inputs by other
+// tests and fuzzers.
+func FuzzBytes(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "[]byte("); ok {
+			s, err := strconv.Unquote(strings.TrimSuffix(v, ")"))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return []byte(s)
+		}
+	}
+	t.Fatalf("%s: no []byte value", path)
+	return nil
 }

@@ -28,9 +28,9 @@ type waitFor struct {
 	// instant until a later time (hideWait), its entry's index in
 	// Model.lateEntries, cut short when its wait changes before then
 	// (endHidden), and kept past its end until the thread's next one. By
-	// id, not tstate: the fold may let go of the thread's
-	// state meanwhile. Rare (a line behind the chain it waits on), so
-	// most changes of a wait see it empty.
+	// id, not tstate: the fold may let go of the thread's state
+	// meanwhile. Rare (a line behind the chain it waits on), so most
+	// changes of a wait see it empty.
 	hidden map[format.ThreadID]int
 	// members: the threads of each active cycle, by its index.
 	members map[int][]*tstate

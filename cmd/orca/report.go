@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -134,17 +133,10 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Without --thread the report prints the edges' counts alone. The
-	// intervals and samples go to a temporary file as the fold goes, and,
-	// without --thread (whose View sums every interval again), the fold
-	// keeps none it is done with: the analyses read them back
-	// (docs/streaming.md). ORCA_REPORT_SPILL=0 keeps them in memory (the
-	// same report).
+	// ORCA_REPORT_SPILL=0 keeps the threads' states in memory, not in a
+	// temporary file (the same report; report.BuildOptions).
 	spill := os.Getenv("ORCA_REPORT_SPILL") != "0"
-	// The JDK threads' test reads each thread's intervals' stacks alone:
-	// marked as the fold goes (analysis.JDKStackMark).
-	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == "", SpillOwners: spill && *thread == "",
-		PackThreads: spill && *thread == "", SpansFromLogs: spill && *thread == "", EndGraphOnly: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+	opt := report.BuildOptions(rec, *thread, spill)
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

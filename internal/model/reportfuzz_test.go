@@ -2,11 +2,14 @@ package model_test
 
 import (
 	"bytes"
+	"hash/fnv"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
-	"orca/internal/analysis"
+	"orca/internal/format"
 	"orca/internal/linediff"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -15,18 +18,20 @@ import (
 )
 
 // FuzzReportStreamed: whatever .orca text it reads, orca report's way of
-// building — the spill, the intervals dropped, the owners and blame spans
-// from their logs, the threads packed, the graph at the end alone, the
-// report streamed and letting go of what it is done with (cmd/orca's
-// report.go) — gives the same report, text and JSON, as the model built
-// in memory and reported whole. The model's tests seal after every event
+// building — its model options (report.BuildOptions: with the spill, and
+// without --thread the intervals dropped, the owners and blame spans from
+// their logs, the threads packed; the graph at the end alone), the report
+// streamed and letting go of what it is done with (cmd/orca's report.go)
+// — gives the same report, text and JSON, as the model built in memory
+// and reported whole. The model's tests seal after every event
 // (export_test.go), so each input also has its fold sealed at every step.
 // The golden cases check this on theirs; the fuzzer on lines out of
 // order, lost ends and owners named late, where the model's rules for
 // them (the wait-for graph's, the owners') meet the streamed readers.
 // Seeded with the model cases and FuzzModelText's corpus. The input's
-// length picks the options: --top 0 (every row listed), 1 (the lists cut)
-// or 10 by its remainder by 3, --chains by the quotient's parity.
+// length picks --top 0 (every row listed), 1 (the lists cut) or 10 by its
+// remainder by 3, --chains by the quotient's parity; a hash of it the
+// rest (reportFlags): --thread, --virtual, a time range, the spill off.
 func FuzzReportStreamed(f *testing.F) {
 	addCaseSeeds(f)
 	corpus, _ := filepath.Glob("testdata/fuzz/FuzzModelText/*")
@@ -40,16 +45,38 @@ func FuzzReportStreamed(f *testing.F) {
 			t.Fatal(err)
 		}
 		opt := report.Options{Width: 100, Top: []int{0, 1, 10}[len(data)%3], Chains: len(data)/3%2 == 1}
+		var spill bool
+		var from, to format.Time
+		ranged := false
+		{
+			rec, err := reader.Open(prefix)
+			if err != nil {
+				t.Skip(err)
+			}
+			opt.Thread, opt.Virtual, spill, from, to, ranged = reportFlags(t, rec, data)
+		}
+		span := func(rec *reader.Recording) *reader.Span {
+			if !ranged {
+				return nil
+			}
+			sp, err := rec.Span(from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp
+		}
 		whole := func() (txt, js string) {
 			rec, err := reader.Open(prefix)
 			if err != nil {
 				t.Skip(err)
 			}
-			res, err := model.Build(rec, model.Options{Workers: 1})
+			wopt := opt
+			wopt.Span = span(rec)
+			res, err := model.Build(rec, model.Options{Workers: 1, Span: wopt.Span})
 			if err != nil {
 				t.Skip(err)
 			}
-			r := report.New(rec, res, opt)
+			r := report.New(rec, res, wopt)
 			var tb, jb bytes.Buffer
 			if err := r.WriteText(&tb); err != nil {
 				t.Fatal(err)
@@ -64,14 +91,14 @@ func FuzzReportStreamed(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mopt := model.Options{Workers: 1, NoEdges: true, Spill: true, SpillDir: dir, DropIntervals: true, SpillOwners: true,
-				PackThreads: true, SpansFromLogs: true, EndGraphOnly: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+			mopt := report.BuildOptions(rec, opt.Thread, spill)
+			mopt.Workers, mopt.SpillDir, mopt.Span = 1, dir, span(rec)
 			res, err := model.Build(rec, mopt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ropt := opt
-			ropt.JSONOnly, ropt.Streamed, ropt.LetGoTails = jsonOnly, true, true
+			ropt.Span, ropt.JSONOnly, ropt.Streamed, ropt.LetGoTails = mopt.Span, jsonOnly, true, true
 			r := report.New(rec, res, ropt)
 			var b bytes.Buffer
 			if jsonOnly {
@@ -92,7 +119,60 @@ func FuzzReportStreamed(f *testing.F) {
 			t.Errorf("the JSON report built as orca report builds it differs (- whole, + streamed):\n%s", linediff.Lines(js, got))
 		}
 		if t.Failed() {
-			t.Logf("options %+v; events:\n%s", opt, data)
+			t.Logf("options %+v, spill %v, range %v %d..%d; events:\n%s", opt, spill, ranged, from, to, data)
 		}
 	})
+}
+
+// reportFlags picks, by a hash of data, the rest of orca report's flags
+// FuzzReportStreamed tries: --thread in a third of the inputs (a thread's
+// id, its name, or a letter of its name: the filter's three ways),
+// --virtual in half, a time range in a third (between two of the events'
+// times, or from one to the end), the spill off (ORCA_REPORT_SPILL=0) in
+// a quarter.
+func reportFlags(t *testing.T, rec *reader.Recording, data []byte) (thread string, virtual, spill bool, from, to format.Time, ranged bool) {
+	h := fnv.New64a()
+	h.Write(data)
+	x := h.Sum64()
+	pick := func(n int) int { // the next choice of n from x
+		c := int(x % uint64(n))
+		x /= uint64(n)
+		return c
+	}
+	var times []format.Time
+	var threads []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			threads = append(threads, s)
+		}
+	}
+	if _, err := rec.EachEvent(reader.EachOptions{Workers: 1}, func(ev *reader.Event) error {
+		times = append(times, ev.Time)
+		add(ev.Thread.String())
+		if ev.Name != "" {
+			add(ev.Name)
+			add(ev.Name[:1])
+		}
+		return nil
+	}); err != nil {
+		t.Skip(err)
+	}
+	slices.Sort(times)
+	if pick(3) == 0 && len(threads) > 0 {
+		thread = threads[pick(len(threads))]
+	}
+	virtual = pick(2) == 0
+	if pick(3) == 0 && len(times) > 0 {
+		from, to, ranged = times[pick(len(times))], times[pick(len(times))], true
+		if from > to {
+			from, to = to, from
+		}
+		if pick(4) == 0 {
+			to = math.MaxInt64
+		}
+	}
+	spill = pick(4) != 0
+	return
 }

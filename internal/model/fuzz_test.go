@@ -7,13 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"orca/internal/format"
 	. "orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/synth"
+	"orca/internal/testrec"
 )
 
 // fold parses .orca text and folds it; malformed lines are skipped.
@@ -204,7 +203,7 @@ func FuzzModel(f *testing.F) {
 // fold must not panic, and whatever the input, the model it makes must
 // pass Validate — problems are reported, not turned into a broken model.
 func FuzzModelText(f *testing.F) {
-	addCaseSeeds(f)
+	testrec.AddModelSeeds(f, ".", false)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := fold(data)
 		for _, e := range modeltest.Validate(m) {
@@ -214,22 +213,6 @@ func FuzzModelText(f *testing.F) {
 			t.Logf("events:\n%s", data)
 		}
 	})
-}
-
-// addCaseSeeds seeds f with the .orca text of each model case.
-func addCaseSeeds(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/cases/*.txtar")
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range ar.Files {
-			if file.Name == "orca" {
-				f.Add(file.Data)
-			}
-		}
-	}
 }
 
 // waitLines turns fuzz bytes into a few lines of the kinds whose

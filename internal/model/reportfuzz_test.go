@@ -2,11 +2,8 @@ package model_test
 
 import (
 	"bytes"
-	"hash/fnv"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"orca/internal/format"
@@ -33,11 +30,7 @@ import (
 // remainder by 3, --chains by the quotient's parity; a hash of it the
 // rest (reportFlags): --thread, --virtual, a time range, the spill off.
 func FuzzReportStreamed(f *testing.F) {
-	addCaseSeeds(f)
-	corpus, _ := filepath.Glob("testdata/fuzz/FuzzModelText/*")
-	for _, p := range corpus {
-		f.Add(testrec.FuzzBytes(f, p))
-	}
+	testrec.AddModelSeeds(f, ".", true)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		prefix := filepath.Join(dir, "fuzz")
@@ -127,52 +120,35 @@ func FuzzReportStreamed(f *testing.F) {
 // reportFlags picks, by a hash of data, the rest of orca report's flags
 // FuzzReportStreamed tries: --thread in a third of the inputs (a thread's
 // id, its name, or a letter of its name: the filter's three ways),
-// --virtual in half, a time range in a third (between two of the events'
-// times, or from one to the end), the spill off (ORCA_REPORT_SPILL=0) in
-// a quarter.
+// --virtual in half, the spill off (ORCA_REPORT_SPILL=0) in a quarter,
+// a time range in a third (testrec.FuzzRange).
 func reportFlags(t *testing.T, rec *reader.Recording, data []byte) (thread string, virtual, spill bool, from, to format.Time, ranged bool) {
-	h := fnv.New64a()
-	h.Write(data)
-	x := h.Sum64()
-	pick := func(n int) int { // the next choice of n from x
-		c := int(x % uint64(n))
-		x /= uint64(n)
-		return c
-	}
-	var times []format.Time
-	var threads []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			threads = append(threads, s)
+	p := testrec.NewFuzzPick(data)
+	if p.Int(3) == 0 {
+		var threads []string
+		seen := map[string]bool{}
+		add := func(s string) {
+			if s != "" && !seen[s] {
+				seen[s] = true
+				threads = append(threads, s)
+			}
+		}
+		if _, err := rec.EachEvent(reader.EachOptions{Workers: 1}, func(ev *reader.Event) error {
+			add(ev.Thread.String())
+			if ev.Name != "" {
+				add(ev.Name)
+				add(ev.Name[:1])
+			}
+			return nil
+		}); err != nil {
+			t.Skip(err)
+		}
+		if len(threads) > 0 {
+			thread = threads[p.Int(len(threads))]
 		}
 	}
-	if _, err := rec.EachEvent(reader.EachOptions{Workers: 1}, func(ev *reader.Event) error {
-		times = append(times, ev.Time)
-		add(ev.Thread.String())
-		if ev.Name != "" {
-			add(ev.Name)
-			add(ev.Name[:1])
-		}
-		return nil
-	}); err != nil {
-		t.Skip(err)
-	}
-	slices.Sort(times)
-	if pick(3) == 0 && len(threads) > 0 {
-		thread = threads[pick(len(threads))]
-	}
-	virtual = pick(2) == 0
-	if pick(3) == 0 && len(times) > 0 {
-		from, to, ranged = times[pick(len(times))], times[pick(len(times))], true
-		if from > to {
-			from, to = to, from
-		}
-		if pick(4) == 0 {
-			to = math.MaxInt64
-		}
-	}
-	spill = pick(4) != 0
+	virtual = p.Int(2) == 0
+	spill = p.Int(4) != 0
+	from, to, ranged = testrec.FuzzRange(t, rec, p)
 	return
 }

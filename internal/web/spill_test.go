@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,7 +120,7 @@ func spillURLs(m *model.Model) []string {
 		}
 	}
 	for n := range names {
-		q := "?thread=" + strings.ReplaceAll(n, " ", "+")
+		q := "?thread=" + url.QueryEscape(n)
 		u = append(u, "/api/summary"+q, "/api/locks"+q, "/api/groups"+q, "/api/flame"+q, "/api/flame/samples"+q)
 	}
 	for _, l := range m.Locks {

@@ -1,0 +1,122 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/testrec"
+)
+
+// FuzzExportSpilled: whatever .orca text it reads, every export is the
+// same, byte for byte, from the model orca export and orca push build
+// (SpilledOptions for the profiles, TimelineOptions for the timelines,
+// PushOptions for OTLP: each thread's intervals and samples in the spill,
+// the owners' tables there, the threads packed, the timelines' events
+// sorted in runs on it) as from the model built in memory: pprof and
+// collapsed of the states, of every kind, of the CPU and wall samples;
+// Perfetto and Chrome JSON of every kind and of the monitors; OTLP whole
+// and from a third of the way; and the totals orca export prints.
+// TestSpilledSameBytes and TestTimelineSpilledSameBytes check this on the
+// cases; the fuzzer on lines out of order, lost ends, owners named late
+// and threads that come back, where the fold's late rules meet the
+// spill's readers. A hash of the input picks a time range in a third of
+// the inputs (--from and --to: between two of its events' times, or from
+// one to the end). Seeded with the model cases and FuzzModelText's corpus.
+func FuzzExportSpilled(f *testing.F) {
+	testrec.AddModelSeeds(f, "../model", true)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		prefix := filepath.Join(dir, "fuzz")
+		if err := os.WriteFile(prefix+".orca", data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Skip(err)
+		}
+		var span *reader.Span
+		if from, to, ok := testrec.FuzzRange(t, rec, testrec.NewFuzzPick(data)); ok {
+			if span, err = rec.Span(from, to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := model.Build(rec, model.Options{Workers: 1, Span: span})
+		if err != nil {
+			t.Skip(err)
+		}
+		mem := res.Model
+		build := func(o model.Options) *model.Model {
+			o.Workers, o.SpillDir, o.Span = 1, dir, span
+			r, err := model.Build(rec, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Model
+		}
+		same := func(what string, want, got []byte, errW, errG error) {
+			if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want, got) {
+				t.Errorf("%s: %d bytes (%v) from the spilled model, %d (%v) from the model in memory", what, len(got), errG, len(want), errW)
+			}
+		}
+		sp := build(SpilledOptions())
+		for _, name := range []string{"pprof", "collapsed"} {
+			fm, _ := Lookup(name)
+			for _, o := range []Options{{}, {Kinds: All}, {Profile: ProfileCPU}, {Profile: ProfileWall}} {
+				var want, got bytes.Buffer
+				errW := fm.Write(&want, rec, mem, o)
+				errG := fm.Write(&got, rec, sp, o)
+				same(fmt.Sprintf("%s %+v", name, o), want.Bytes(), got.Bytes(), errW, errG)
+			}
+		}
+		for _, k := range []Kinds{Monitor, All} {
+			ws, wt := Totals(mem, k)
+			gs, gt := Totals(sp, k)
+			same(fmt.Sprintf("Totals(%v)", k), fmt.Appendf(nil, "%d %d", ws, wt), fmt.Appendf(nil, "%d %d", gs, gt), nil, nil)
+			ws, wt = PProfTotals(mem, k)
+			gs, gt = PProfTotals(sp, k)
+			same(fmt.Sprintf("PProfTotals(%v)", k), fmt.Appendf(nil, "%d %d", ws, wt), fmt.Appendf(nil, "%d %d", gs, gt), nil, nil)
+		}
+		for _, p := range []Profile{ProfileCPU, ProfileWall} {
+			ws, wt := SampleTotals(mem, p)
+			gs, gt := SampleTotals(sp, p)
+			same(fmt.Sprintf("SampleTotals(%v)", p), fmt.Appendf(nil, "%d %d", ws, wt), fmt.Appendf(nil, "%d %d", gs, gt), nil, nil)
+		}
+
+		push := build(PushOptions())
+		for _, o := range []OTLPOptions{{Samples: true, Host: "h", Version: "v"}, {Samples: true, From: mem.Start + (mem.End-mem.Start)/3, Partial: true}} {
+			want, errW := OTLP(rec, mem, o)
+			got, errG := OTLP(rec, push, o)
+			wb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+			gb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+			same(fmt.Sprintf("OTLP from=%d", o.From), wb, gb, errW, errG)
+		}
+
+		// The timelines' runs of a few events and the edges' spill in
+		// many runs, as TestTimelineSpilledSameBytes has them.
+		defer func(r int) { tlRunBytes = r }(tlRunBytes)
+		restore := model.SetEdgeSpillSizes(5, 3)
+		tl := build(TimelineOptions())
+		restore()
+		for _, name := range []string{"perfetto", "chrome"} {
+			fm, _ := Lookup(name)
+			for _, o := range []Options{{}, {Kinds: Monitor}} {
+				tlRunBytes = 256 << 10
+				var want, got bytes.Buffer
+				errW := fm.Write(&want, rec, mem, o)
+				tlRunBytes = 300
+				errG := fm.Write(&got, rec, tl, o)
+				same(fmt.Sprintf("%s %+v", name, o), want.Bytes(), got.Bytes(), errW, errG)
+			}
+		}
+		if t.Failed() {
+			t.Logf("range %+v; events:\n%s", span, data)
+		}
+	})
+}

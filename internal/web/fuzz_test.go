@@ -1,0 +1,85 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/testrec"
+)
+
+// FuzzViewSpilled: whatever .orca text it reads, the viewer answers
+// every request TestSpillAnswers makes (every API, on every thread,
+// interval, lock and zoom level, whole and through thread filters) the
+// same, byte for byte, from the model orca view builds (ModelOptions: the
+// intervals, owners and edges in the spill, the threads packed) as from
+// the model built in memory. TestSpillAnswers checks this on the cases;
+// the fuzzer on lines out of order, lost ends, owners named late and
+// threads that come back, where the fold's late rules meet the spill's
+// readers. A hash of the input picks a time range in a third of the
+// inputs (orca view --from and --to: between two of its events' times,
+// or from one to the end). Seeded with the model cases and FuzzModelText's
+// corpus.
+func FuzzViewSpilled(f *testing.F) {
+	testrec.AddModelSeeds(f, "../model", true)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		prefix := filepath.Join(dir, "fuzz")
+		if err := os.WriteFile(prefix+".orca", data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		build := func(o model.Options) (*reader.Recording, *model.Result, error) {
+			rec, err := reader.Open(prefix)
+			if err != nil {
+				return nil, nil, err
+			}
+			if from, to, ok := testrec.FuzzRange(t, rec, testrec.NewFuzzPick(data)); ok {
+				if o.Span, err = rec.Span(from, to); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o.Workers = 1
+			res, err := model.Build(rec, o)
+			return rec, res, err
+		}
+		rec, res, err := build(model.Options{})
+		if err != nil {
+			t.Skip(err)
+		}
+		// Runs of the edges' spill of 7 edges and marks every 5, as
+		// TestSpillAnswers has them.
+		restore := model.SetEdgeSpillSizes(7, 5)
+		o := ModelOptions(rec)
+		o.SpillDir = dir
+		rec2, res2, err := build(o)
+		restore()
+		if err != nil {
+			t.Fatalf("built as orca view builds it: %v", err)
+		}
+		mem, spill := New(rec, res, Options{}), New(rec2, res2, Options{})
+		get := func(h http.Handler, u string) string {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", u, nil))
+			return fmt.Sprintf("%d %s", w.Code, w.Body.Bytes())
+		}
+		for _, u := range spillURLs(res.Model) {
+			a, b := get(mem, u), get(spill, u)
+			if a != b {
+				i := 0
+				for i < min(len(a), len(b)) && a[i] == b[i] {
+					i++
+				}
+				i = max(i-100, 0)
+				t.Errorf("%s differs with the intervals in the spill, at byte %d:\nin memory: %.300q\nspilled:   %.300q", u, i, a[i:], b[i:])
+			}
+		}
+		if t.Failed() {
+			t.Logf("range %+v; events:\n%s", res.Span, data)
+		}
+	})
+}

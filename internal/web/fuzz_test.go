@@ -21,7 +21,8 @@ import (
 // the model built in memory. TestSpillAnswers checks this on the cases;
 // the fuzzer on lines out of order, lost ends, owners named late and
 // threads that come back, where the fold's late rules meet the spill's
-// readers. A hash of the input picks a time range in a third of the
+// readers. So does the viewer's index written from that model (the
+// first screen's answers and tiles of every level). A hash of the input picks a time range in a third of the
 // inputs (orca view --from and --to: between two of its events' times,
 // or from one to the end). Seeded with the model cases and FuzzModelText's
 // corpus.
@@ -76,6 +77,46 @@ func FuzzViewSpilled(f *testing.F) {
 				}
 				i = max(i-100, 0)
 				t.Errorf("%s differs with the intervals in the spill, at byte %d:\nin memory: %.300q\nspilled:   %.300q", u, i, a[i:], b[i:])
+			}
+		}
+		// The viewer's index, written from the model orca view builds, as
+		// it writes it: its answers (the first screen's, the tiles of the
+		// levels it keeps whole, tiles of the finer ones cut from its
+		// lanes) are the model's in memory.
+		root := filepath.Join(dir, "cache", "orca", "view")
+		key := IndexKey("sig", "")
+		st, err := spill.WriteIndex(root, key)
+		if err != nil {
+			t.Fatalf("writing the index: %v", err)
+		}
+		idx, err := OpenIndex(root, key)
+		if err != nil || idx == nil {
+			t.Fatalf("opening the index: %v", err)
+		}
+		defer idx.Close()
+		fromIdx := NewFromIndex(idx, Options{})
+		fromIdx.BuildOnDemand(func() {})
+		m := res.Model
+		n := len(m.Threads)
+		urls := append(append([]string{}, indexBodies...), spill.cur.Load().d.indexAnswers()...)
+		for i, l := range st.Levels {
+			first := i == len(st.Levels)-1
+			for ; l >= 0; l-- {
+				last := int64(m.End-m.Start) / (int64(TileWidth) << l)
+				for _, k := range []int64{0, 1, last / 2, last} {
+					if k <= last && (k < 2 || first || l == st.Levels[i]) {
+						urls = append(urls, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=0-%d", l, k, max(n-1, 0)),
+							fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%d,0", l, k, max(n-1, 0)))
+					}
+				}
+				if !first {
+					break
+				}
+			}
+		}
+		for _, u := range urls {
+			if a, b := get(mem, u), get(fromIdx, u); a != b {
+				t.Errorf("%s from the index differs:\nmodel: %.300q\nindex: %.300q", u, a, b)
 			}
 		}
 		if t.Failed() {

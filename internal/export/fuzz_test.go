@@ -3,8 +3,6 @@ package export
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -32,11 +30,7 @@ import (
 func FuzzExportSpilled(f *testing.F) {
 	testrec.AddModelSeeds(f, "../model", true)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		prefix := filepath.Join(dir, "fuzz")
-		if err := os.WriteFile(prefix+".orca", data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, prefix := testrec.FuzzFiles(t, data)
 		rec, err := reader.Open(prefix)
 		if err != nil {
 			t.Skip(err)

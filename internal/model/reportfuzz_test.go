@@ -2,8 +2,6 @@ package model_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"orca/internal/format"
@@ -32,11 +30,7 @@ import (
 func FuzzReportStreamed(f *testing.F) {
 	testrec.AddModelSeeds(f, ".", true)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		prefix := filepath.Join(dir, "fuzz")
-		if err := os.WriteFile(prefix+".orca", data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, prefix := testrec.FuzzFiles(t, data)
 		opt := report.Options{Width: 100, Top: []int{0, 1, 10}[len(data)%3], Chains: len(data)/3%2 == 1}
 		var spill bool
 		var from, to format.Time

@@ -3,6 +3,7 @@ package testrec
 import (
 	"hash/fnv"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -95,4 +96,17 @@ func FuzzRange(t testing.TB, rec *reader.Recording, p *FuzzPick) (from, to forma
 		to = math.MaxInt64
 	}
 	return from, to, true
+}
+
+// FuzzFiles writes data, a fuzzer's input, as the .orca of a recording in
+// a new temporary directory (t's), and returns the directory and the
+// recording's prefix.
+func FuzzFiles(t testing.TB, data []byte) (dir, prefix string) {
+	t.Helper()
+	dir = t.TempDir()
+	prefix = filepath.Join(dir, "fuzz")
+	if err := os.WriteFile(prefix+format.SuffixEvents, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, prefix
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -29,11 +28,7 @@ import (
 func FuzzViewSpilled(f *testing.F) {
 	testrec.AddModelSeeds(f, "../model", true)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		prefix := filepath.Join(dir, "fuzz")
-		if err := os.WriteFile(prefix+".orca", data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		dir, prefix := testrec.FuzzFiles(t, data)
 		build := func(o model.Options) (*reader.Recording, *model.Result, error) {
 			rec, err := reader.Open(prefix)
 			if err != nil {

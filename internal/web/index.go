@@ -545,6 +545,12 @@ type IndexStats struct {
 const (
 	indexDepth = 12
 	indexAbove = 3
+	// indexMaxTiles bounds the tiles of a level the index keeps whole: a
+	// recording longer than the coarsest level's tile (MaxLevel, 13 days;
+	// a clock that jumps puts one event years away) has levels of
+	// millions of tiles below it, each thread's life walked tile by tile.
+	// A shorter one's levels have at most 1<<indexDepth tiles.
+	indexMaxTiles = 1 << (indexDepth + 2)
 )
 
 // indexBudget: a variable, that a test makes smaller.
@@ -705,6 +711,9 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// screen asks the level whose pixels fit the whole in its width.
 	for l := min(top+indexAbove, MaxLevel); l >= 0 && l > top-indexDepth; l-- {
 		n := dir.Duration/(int64(TileWidth)<<l) + 1
+		if n > indexMaxTiles && len(levels) > 0 {
+			break // the finer levels' tiles cut from the lanes
+		}
 		levels = append(levels, &levelAcc{level: l, tiles: make([]tileAcc, n)})
 	}
 	held := 0

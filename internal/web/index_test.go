@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/synth"
 	"orca/internal/testrec"
@@ -392,4 +393,67 @@ func reopenedServer(t *testing.T, root, key string) (*Server, *Index) {
 	}
 	t.Cleanup(func() { idx.Close() })
 	return NewFromIndex(idx, Options{}), idx
+}
+
+// TestIndexQuietDay: a thread alive a day whose intervals are a burst of
+// a millisecond has its burst's tiles kept down to ~100 µs, ~10⁹ tiles of
+// its life at that level; the index finds the tiles with something in
+// them from one to the next (writeKept), not by walking every tile of the
+// life (which took hours), and its tiles of the burst at every level are
+// the model's. Also a recording that ends a century after its start:
+// the levels below the coarsest tile's (13 days) are cut from the lanes,
+// not kept whole (indexMaxTiles: millions of tiles a level).
+func TestIndexQuietDay(t *testing.T) {
+	defer func(k int) { laneKeepMin = k }(laneKeepMin)
+	laneKeepMin = 50
+	for _, end := range []string{"86400", "3155760000"} {
+		var b strings.Builder
+		b.WriteString("0.0,ThreadStarted,00000001,holder\n0.0,ThreadStarted,00000002,quiet\n")
+		burst := 43200.0
+		for i := range 200 {
+			at := burst + float64(i)*5e-6
+			fmt.Fprintf(&b, "%.9f,MonitorContendedEnter,00000002,0000AAAA,00000001,0\n", at)
+			fmt.Fprintf(&b, "%.9f,MonitorContendedEntered,00000002,0000AAAA,0\n", at+2e-6)
+		}
+		fmt.Fprintf(&b, "%s,ThreadEnded,00000002\n%s,ThreadEnded,00000001\n", end, end)
+		prefix := filepath.Join(t.TempDir(), "quiet")
+		if err := os.WriteFile(prefix+".orca", []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rec, res := viewerBuild(t, prefix)
+		srv := New(rec, res, Options{})
+		root := filepath.Join(t.TempDir(), "cache", "orca", "view")
+		key := IndexKey("sig", "")
+		st, err := srv.WriteIndex(root, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end == "86400" && st.Kept < 10 {
+			t.Errorf("end %s: %d kept tiles, want the burst's at ten levels or more", end, st.Kept)
+		}
+		if end != "86400" && st.Levels[len(st.Levels)-1] < MaxLevel-3 {
+			t.Errorf("end %s: levels %v kept whole, want only those of at most %d tiles", end, st.Levels, indexMaxTiles)
+		}
+		idx, err := OpenIndex(root, key)
+		if err != nil || idx == nil {
+			t.Fatalf("opening the index: %v", err)
+		}
+		isrv := NewFromIndex(idx, Options{})
+		isrv.BuildOnDemand(func() {})
+		m := res.Model
+		var urls []string
+		for l := 0; l <= MaxLevel; l++ {
+			k := int64(format.Time(burst*1e9)-m.Start) / (int64(TileWidth) << l)
+			urls = append(urls, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=0-1", l, k), fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=1", l, k+1))
+		}
+		mem, fromIdx := httptest.NewServer(srv), httptest.NewServer(isrv)
+		for _, u := range urls {
+			if a, b := getBody(t, mem.URL+u), getBody(t, fromIdx.URL+u); a != b {
+				t.Errorf("end %s: %s from the index differs:\nmodel: %.300q\nindex: %.300q", end, u, a, b)
+			}
+		}
+		mem.Close()
+		fromIdx.Close()
+		idx.Close()
+	}
 }

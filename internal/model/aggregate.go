@@ -48,6 +48,7 @@ func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
 // locks ends the aggregation: the locks with their figures, sorted as
 // Model.Locks, and the groups of their transient wait objects.
 func (ag *aggregator) locks() ([]*Lock, []*Group) {
+	ag.owners.flush(ag) // the tables are read from here on
 	ag.settle()
 	out := make([]*Lock, 0, len(ag.by))
 	for _, a := range ag.by {
@@ -137,6 +138,9 @@ type aggregator struct {
 	// firstEntries, firstLeft: the same of the locks' waiters and
 	// waitedBy (lockAgg.addedFirst).
 	firstEntries, firstLeft int
+	// owners: the locks' blames of their owners added to lately, before
+	// their tables (blameCache).
+	owners blameCache
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -385,6 +389,9 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	}
 	a := ag.by[k]
 	if a == nil {
+		if ag.byN == nil {
+			ag.owners.make() // the first lock: its blames go through the cache
+		}
 		a = &lockAgg{n: int32(len(ag.byN))}
 		ag.byN = append(ag.byN, a)
 		a.l.Object, a.l.Kind = obj, kind
@@ -873,16 +880,30 @@ func (a *lockAgg) blameOpen(owner format.ThreadID) {
 
 // addBlame adds n contentions, d blocked time and open contentions still
 // going on at the end to owner's blame on the lock (none for an unknown
-// owner). The locks' tables are written out, with Options.SpillOwners,
-// once an owner new to its table has made them hold more than
-// ownerBudget: after its figures are in (a run holds some of an owner's
-// figures, the table or later runs the rest; Finalize sums them).
+// owner): in the aggregator's cache, which gives it to the lock's table
+// (putOwner) when another takes its slot.
 func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int) {
 	if owner == 0 {
 		return
 	}
+	c, an, k := &a.ag.owners, a.n+1, uint64(owner)
+	sl := c.slot(an, k)
+	if sl.n != an || sl.owner != k {
+		c.take(sl, a.ag, an, k)
+	}
+	sl.bl.Contentions += n
+	sl.bl.Blamed += d
+	sl.bl.Open += open
+}
+
+// putOwner adds bl, the blame of owner, to a's table of owners (addBlame,
+// blameCache). The locks' tables are written out, with
+// Options.SpillOwners, once an owner new to its table has made them hold
+// more than ownerBudget: after its figures are in (a run holds some of an
+// owner's figures, the table or later runs the rest; Finalize sums them).
+func putOwner(a *lockAgg, owner uint64, bl *blameAgg) {
 	t := &a.owners
-	if k := len(t.log); k == 0 || t.log[k-1].key != uint64(owner) {
+	if k := len(t.log); k == 0 || t.log[k-1].key != owner {
 		// A record more in the log (at).
 		if t.full() {
 			a.mergeOwners()
@@ -893,10 +914,7 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 			}
 		}
 	}
-	bl := t.at(uint64(owner))
-	bl.Contentions += n
-	bl.Blamed += d
-	bl.Open += open
+	t.at(owner).add(bl)
 }
 
 // mergeOwners merges the log of a's table of owners. The records of the

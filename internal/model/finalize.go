@@ -181,6 +181,9 @@ func (b *Builder) Finalize() *Model {
 		b.owning = nil
 	}
 	if !b.noLockFigures {
+		// The blames in the aggregator's cache to their tables first:
+		// some may go to the spill as runs (putOwner).
+		b.ag.owners.flush(b.ag)
 		if b.ag.ownerSpill != nil {
 			// The owners' runs are read back (lockAgg.mergedOwners): a
 			// spill that failed lost some, and the report would be short

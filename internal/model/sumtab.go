@@ -34,8 +34,15 @@ type sumEnt[E any] struct {
 }
 
 // sumLogMin is the fewest additions a table's log holds before it is
-// merged: a table of few keys is merged no more often than that.
-const sumLogMin = 64
+// merged: a table of few keys is merged no more often than that. A merge
+// moves the whole table and pays the radix passes' 256-bucket sums
+// whatever the log's length: at 64, the owners' merges at 32 MB were
+// 93 % of logs under 256 records into tables of under 1 024, ~8 moves a
+// record. At 128 the model costs 26 instructions an event less (of
+// 2 493, docs/perf/2026-12-04-seal-cut.md) for at most 64 records more a
+// table under 512 keys (c1G: 640 locks, < 7 MB); at 256, 46 less, but
+// c1G's peak RSS 409 -> 443 MB.
+const sumLogMin = 128
 
 // at returns the record of key to add to, in the log: valid until the
 // next at. Consecutive additions to one key are one record of the log.

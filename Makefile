@@ -219,7 +219,7 @@ fuzz-smoke:
 	@# twice) about 15-20 s each here; the others 3-15 s each (with the build);
 	@# FuzzReportStreamed (three models and reports an input) ~250 a second;
 	@# FuzzExportSpilled and FuzzViewSpilled (every export, every answer of
-	@# the viewer, of two models an input) ~40 s each at 2000.
+	@# the viewer, of two models an input) 45-65 s each at 2000.
 	@# A fuzzer missing from its package fails the smoke: the list is every
 	@# func Fuzz of the tree (docs/tree_test.go, TestFuzzersListed).
 	@for f in $(FUZZERS); do \

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"orca/internal/model"
@@ -94,18 +95,17 @@ func FuzzViewSpilled(f *testing.F) {
 		m := res.Model
 		n := len(m.Threads)
 		urls := append(append([]string{}, indexBodies...), spill.cur.Load().d.indexAnswers()...)
-		for i, l := range st.Levels {
-			first := i == len(st.Levels)-1
-			for ; l >= 0; l-- {
-				last := int64(m.End-m.Start) / (int64(TileWidth) << l)
-				for _, k := range []int64{0, 1, last / 2, last} {
-					if k <= last && (k < 2 || first || l == st.Levels[i]) {
-						urls = append(urls, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=0-%d", l, k, max(n-1, 0)),
-							fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%d,0", l, k, max(n-1, 0)))
-					}
-				}
-				if !first {
-					break
+		// The levels kept whole, and every finer one (cut from the lanes).
+		levels := slices.Clone(st.Levels)
+		for l := st.Levels[len(st.Levels)-1] - 1; l >= 0; l-- {
+			levels = append(levels, l)
+		}
+		for _, l := range levels {
+			last := int64(m.End-m.Start) / (int64(TileWidth) << l)
+			for _, k := range []int64{0, 1, last / 2, last} {
+				if k <= last {
+					urls = append(urls, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=0-%d", l, k, max(n-1, 0)),
+						fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%d,0", l, k, max(n-1, 0)))
 				}
 			}
 		}

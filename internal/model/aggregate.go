@@ -125,6 +125,11 @@ type aggregator struct {
 	// ownNeed: a contention fed whose spans a reader makes again from the
 	// lock's owner changes notes them (Lock.ownNeed; Options.SpansFromLogs).
 	ownNeed bool
+	// handSpill: the spill the j.u.c. locks' hand-offs go to as the fold
+	// goes (Builder.releaseHandOffs), read back into handWin for a park
+	// behind them (jucContention).
+	handSpill *spillFile
+	handWin   handOffWindow
 	// ownerSpill: the spill the locks' owners go to (Options.SpillOwners);
 	// ownerEntries: the entries of their tables in memory.
 	ownerSpill   *spillFile
@@ -706,6 +711,15 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 		a.l.OwnerUnknown++
 	}
 	hs := ag.m.handOffs[first.Object]
+	if sp := ag.m.handSpill[first.Object]; sp != nil && first.Start < sp.last.At {
+		// A park that began before hand-offs already given up to the
+		// spill (Builder.releaseHandOffs gives up those before the parks
+		// it knows of, and before the seal's watermark): its thread's line
+		// came later than the seal's margin. Those it waited through are
+		// read back, as the readers after the fold do (FuzzReportStreamed's
+		// late-park-behind-handoffs-spilled).
+		hs = handOffsIn(ag.handSpill, hs, sp, first.Start, last.End, &ag.handWin)
+	}
 	from := first.Start
 	var now format.ThreadID // the owner at the last park's end
 	ss := ag.spans[:0]

@@ -205,6 +205,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 		}
 		b.packThreads = opt.PackThreads && b.dropIntervals
 		b.ag.listJuc = b.dropIntervals // releaseHandOffs
+		b.ag.handSpill = b.spill
 		// Without the figures no aggregation logs the spans: every
 		// change is kept.
 		b.ownSparse = opt.SpansFromLogs && b.dropIntervals && !opt.NoLockFigures

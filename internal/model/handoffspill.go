@@ -169,8 +169,13 @@ func (w *handOffWindow) covers(from, end format.Time) bool {
 // parkSpans reads of a park from from to end), read back into w's room
 // when some are in the spill; w says what they cover.
 func (m *Model) handOffsOver(obj format.ObjectID, from, end format.Time, w *handOffWindow) []OwnerChange {
-	mem := m.handOffs[obj]
-	sp := m.handSpill[obj]
+	return handOffsIn(m.spill, m.handOffs[obj], m.handSpill[obj], from, end, w)
+}
+
+// handOffsIn is handOffsOver of a lock whose hand-offs in memory are mem
+// and in the spill s are sp's; the fold's aggregation reads them while s
+// is written (aggregator.jucContention).
+func handOffsIn(s *spillFile, mem []OwnerChange, sp *handOffSpill, from, end format.Time, w *handOffWindow) []OwnerChange {
 	if sp == nil || from >= sp.last.At {
 		// None of the spill's: they are at or before from.
 		w.hs, w.lo, w.hi = mem, sp.lastAt(), maxTime
@@ -193,7 +198,7 @@ func (m *Model) handOffsOver(obj format.ObjectID, from, end format.Time, w *hand
 	hs := slices.Grow(w.room[:0], int(size)/ownerChangeSize)[:size/int64(ownerChangeSize)]
 	p := bytesOf(hs)
 	for _, blk := range sp.blks[k0 : k1+1] {
-		if err := m.spill.readBuffered(p[:blk.len], blk.off); err != nil {
+		if err := s.readBuffered(p[:blk.len], blk.off); err != nil {
 			panic(&SpillError{err}) // as spilledThread
 		}
 		p = p[blk.len:]

@@ -218,6 +218,7 @@ fuzz-smoke:
 	@# and FuzzFraming (its chunks damaged, each run reading a recording
 	@# twice) about 15-20 s each here; the others 3-15 s each (with the build);
 	@# FuzzReportStreamed (three models and reports an input) ~250 a second;
+	@# FuzzReportSynth (the same of a recording orca-gen writes) ~15;
 	@# FuzzExportSpilled and FuzzViewSpilled (every export, every answer of
 	@# the viewer, of two models an input) 45-65 s each at 2000.
 	@# A fuzzer missing from its package fails the smoke: the list is every
@@ -233,7 +234,8 @@ fuzz-smoke:
 FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x internal/reader:FuzzFraming:20000x \
 	internal/reader:FuzzPlain:30000x internal/reader:FuzzMethods:40000x internal/format:FuzzText:30000x \
 	internal/model:FuzzModel:10000x internal/model:FuzzModelText:60000x internal/model:FuzzModelLines:20000x \
-	internal/model:FuzzReportStreamed:3000x internal/export:FuzzExportSpilled:2000x internal/web:FuzzViewSpilled:2000x \
+	internal/model:FuzzReportStreamed:3000x internal/model:FuzzReportSynth:300x \
+	internal/export:FuzzExportSpilled:2000x internal/web:FuzzViewSpilled:2000x \
 	internal/jfrimport:FuzzImport:20000x
 
 # FUZZERS_HELD: fuzzers make test does not fuzz (their seed corpus runs with

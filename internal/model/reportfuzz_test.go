@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"orca/internal/format"
@@ -9,6 +11,7 @@ import (
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
+	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -32,83 +35,101 @@ func FuzzReportStreamed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir, prefix := testrec.FuzzFiles(t, data)
 		opt := report.Options{Width: 100, Top: []int{0, 1, 10}[len(data)%3], Chains: len(data)/3%2 == 1}
-		var spill bool
-		var from, to format.Time
-		ranged := false
-		{
-			rec, err := reader.Open(prefix)
-			if err != nil {
-				t.Skip(err)
-			}
-			opt.Thread, opt.Virtual, spill, from, to, ranged = reportFlags(t, rec, data)
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Skip(err)
 		}
-		span := func(rec *reader.Recording) *reader.Span {
-			if !ranged {
-				return nil
-			}
-			sp, err := rec.Span(from, to)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return sp
-		}
-		whole := func() (txt, js string) {
-			rec, err := reader.Open(prefix)
-			if err != nil {
-				t.Skip(err)
-			}
-			wopt := opt
-			wopt.Span = span(rec)
-			res, err := model.Build(rec, model.Options{Workers: 1, Span: wopt.Span})
-			if err != nil {
-				t.Skip(err)
-			}
-			r := report.New(rec, res, wopt)
-			var tb, jb bytes.Buffer
-			if err := r.WriteText(&tb); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.WriteJSON(&jb); err != nil {
-				t.Fatal(err)
-			}
-			return tb.String(), jb.String()
-		}
-		streamed := func(jsonOnly bool) string {
-			rec, err := reader.Open(prefix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mopt := report.BuildOptions(rec, opt.Thread, spill)
-			mopt.Workers, mopt.SpillDir, mopt.Span = 1, dir, span(rec)
-			res, err := model.Build(rec, mopt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ropt := opt
-			ropt.Span, ropt.JSONOnly, ropt.Streamed, ropt.LetGoTails = mopt.Span, jsonOnly, true, true
-			r := report.New(rec, res, ropt)
-			var b bytes.Buffer
-			if jsonOnly {
-				err = r.WriteJSON(&b)
-			} else {
-				err = r.WriteText(&b)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b.String()
-		}
-		txt, js := whole()
-		if got := streamed(false); got != txt {
-			t.Errorf("the text report built as orca report builds it differs (- whole, + streamed):\n%s", linediff.Lines(txt, got))
-		}
-		if got := streamed(true); got != js {
-			t.Errorf("the JSON report built as orca report builds it differs (- whole, + streamed):\n%s", linediff.Lines(js, got))
-		}
-		if t.Failed() {
-			t.Logf("options %+v, spill %v, range %v %d..%d; events:\n%s", opt, spill, ranged, from, to, data)
+		c := reportCase{dir: dir, prefix: prefix, opt: opt}
+		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, data)
+		if c.differs(t) {
+			t.Logf("events:\n%s", data)
 		}
 	})
+}
+
+// reportCase is a recording (dir, prefix) and the flags of orca report
+// it is tried with: opt's, the spill (off: ORCA_REPORT_SPILL=0) and a
+// time range.
+type reportCase struct {
+	dir, prefix string
+	opt         report.Options
+	spill       bool
+	from, to    format.Time
+	ranged      bool
+}
+
+// differs builds c's recording as orca report builds it and as the model
+// in memory, and fails t, returning true, where the text or JSON reports
+// differ; it skips t when the recording cannot be read.
+func (c *reportCase) differs(t *testing.T) bool {
+	t.Helper()
+	span := func(rec *reader.Recording) *reader.Span {
+		if !c.ranged {
+			return nil
+		}
+		sp, err := rec.Span(c.from, c.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp
+	}
+	whole := func() (txt, js string) {
+		rec, err := reader.Open(c.prefix)
+		if err != nil {
+			t.Skip(err)
+		}
+		wopt := c.opt
+		wopt.Span = span(rec)
+		res, err := model.Build(rec, model.Options{Workers: 1, Span: wopt.Span})
+		if err != nil {
+			t.Skip(err)
+		}
+		r := report.New(rec, res, wopt)
+		var tb, jb bytes.Buffer
+		if err := r.WriteText(&tb); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&jb); err != nil {
+			t.Fatal(err)
+		}
+		return tb.String(), jb.String()
+	}
+	streamed := func(jsonOnly bool) string {
+		rec, err := reader.Open(c.prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mopt := report.BuildOptions(rec, c.opt.Thread, c.spill)
+		mopt.Workers, mopt.SpillDir, mopt.Span = 1, c.dir, span(rec)
+		res, err := model.Build(rec, mopt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ropt := c.opt
+		ropt.Span, ropt.JSONOnly, ropt.Streamed, ropt.LetGoTails = mopt.Span, jsonOnly, true, true
+		r := report.New(rec, res, ropt)
+		var b bytes.Buffer
+		if jsonOnly {
+			err = r.WriteJSON(&b)
+		} else {
+			err = r.WriteText(&b)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	txt, js := whole()
+	if got := streamed(false); got != txt {
+		t.Errorf("the text report built as orca report builds it differs (- whole, + streamed):\n%s", linediff.Lines(txt, got))
+	}
+	if got := streamed(true); got != js {
+		t.Errorf("the JSON report built as orca report builds it differs (- whole, + streamed):\n%s", linediff.Lines(js, got))
+	}
+	if t.Failed() {
+		t.Logf("options %+v, spill %v, range %v %d..%d", c.opt, c.spill, c.ranged, c.from, c.to)
+	}
+	return t.Failed()
 }
 
 // reportFlags picks, by a hash of data, the rest of orca report's flags
@@ -145,4 +166,63 @@ func reportFlags(t *testing.T, rec *reader.Recording, data []byte) (thread strin
 	spill = p.Int(4) != 0
 	from, to, ranged = testrec.FuzzRange(t, rec, p)
 	return
+}
+
+// FuzzReportSynth is FuzzReportStreamed on recordings orca-gen writes
+// (internal/synth): the agent's mix of events — monitors, semaphores,
+// j.u.c. locks and conditions, waits, samples and scheduler times, lock
+// order lines, threads that start and end — in the compact encoding the
+// agent writes (the text in an eighth), small enough for a seal after
+// every event. The fuzzer picks the generator's seed and shape (threads,
+// monitors, semaphores, stacks, size, slowness; a lock convoy in an
+// eighth) and orca report's flags as FuzzReportStreamed does.
+func FuzzReportSynth(f *testing.F) {
+	f.Add(uint64(1), uint8(4), uint8(4), uint8(2), uint8(20), uint16(8), uint8(1), uint16(0))
+	f.Add(uint64(7), uint8(8), uint8(12), uint8(4), uint8(50), uint16(24), uint8(5), uint16(0x00ff))
+	f.Add(uint64(3), uint8(2), uint8(1), uint8(1), uint8(5), uint16(16), uint8(1), uint16(0x0f0f))
+	f.Add(uint64(11), uint8(30), uint8(3), uint8(0), uint8(10), uint16(4), uint8(2), uint16(0x0700))
+	f.Add(uint64(5), uint8(6), uint8(5), uint8(3), uint8(40), uint16(40), uint8(1), uint16(0x0c48)) // samples, Top 10, chains
+	f.Add(uint64(9), uint8(12), uint8(1), uint8(1), uint8(8), uint16(30), uint8(1), uint16(0x0812)) // a compact convoy, lock order
+	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
+		bit := func(i uint) bool { return flags>>i&1 == 1 }
+		opt := synth.Options{
+			Seed:       seed,
+			Threads:    int(threads%32) + 1,
+			Monitors:   int(monitors%16) + 1,
+			Semaphores: int(semaphores%8) + 1,
+			Classes:    8,
+			Methods:    int(stacks%64) + 4,
+			Stacks:     int(stacks%64) + 1,
+			Size:       int64(kb%48+1) << 10,
+			Encoding:   format.EncodingCompact,
+			NoSamples:  bit(0),
+			LockOrder:  bit(1),
+			Conditions: bit(2),
+			Slow:       int(slow % 8),
+		}
+		if flags>>3&7 == 0 {
+			opt.Encoding = format.EncodingSeed
+		}
+		dir := t.TempDir()
+		prefix := filepath.Join(dir, "synth")
+		var err error
+		if flags>>6&7 == 0 {
+			_, err = synth.WriteConvoyRecording(prefix, opt, synth.Convoy{Threads: opt.Threads + 1, Handoffs: int(kb%48+1) * 4})
+		} else {
+			_, err = synth.WriteRecording(prefix, opt)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := fmt.Appendf(nil, "%d %d %d %d %d %d %d %d", seed, threads, monitors, semaphores, stacks, kb, slow, flags)
+		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[flags>>9&3%3], Chains: bit(11)}}
+		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, key)
+		if c.differs(t) {
+			t.Logf("synth options %+v (convoy %v)", opt, flags>>6&7 == 0)
+		}
+	})
 }

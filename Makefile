@@ -218,9 +218,12 @@ fuzz-smoke:
 	@# and FuzzFraming (its chunks damaged, each run reading a recording
 	@# twice) about 15-20 s each here; the others 3-15 s each (with the build);
 	@# FuzzReportStreamed (three models and reports an input) ~250 a second;
-	@# FuzzReportSynth (the same of a recording orca-gen writes) ~15;
+	@# FuzzReportSynth, FuzzExportSynth, FuzzViewSynth (the same of a
+	@# recording orca-gen writes, up to ~4 000 events sealed at each) ~15,
+	@# ~5 and ~3 a second;
 	@# FuzzExportSpilled and FuzzViewSpilled (every export, every answer of
-	@# the viewer, of two models an input) 45-65 s each at 2000.
+	@# the viewer, of two models an input, sealed after every event since
+	@# 2026-12-05: twice the time) ~50 s each at 1000.
 	@# A fuzzer missing from its package fails the smoke: the list is every
 	@# func Fuzz of the tree (docs/tree_test.go, TestFuzzersListed).
 	@for f in $(FUZZERS); do \
@@ -235,7 +238,8 @@ FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x 
 	internal/reader:FuzzPlain:30000x internal/reader:FuzzMethods:40000x internal/format:FuzzText:30000x \
 	internal/model:FuzzModel:10000x internal/model:FuzzModelText:60000x internal/model:FuzzModelLines:20000x \
 	internal/model:FuzzReportStreamed:3000x internal/model:FuzzReportSynth:300x \
-	internal/export:FuzzExportSpilled:2000x internal/web:FuzzViewSpilled:2000x \
+	internal/export:FuzzExportSpilled:1000x internal/export:FuzzExportSynth:100x \
+	internal/web:FuzzViewSpilled:1000x internal/web:FuzzViewSynth:60x \
 	internal/jfrimport:FuzzImport:20000x
 
 # FUZZERS_HELD: fuzzers make test does not fuzz (their seed corpus runs with

@@ -246,6 +246,22 @@ var sealMargin = format.Time(2e9)
 // (modeltest.Validate).
 var sealEvery = 1 << 16
 
+// SetSealEveryEvent makes every fold seal after each event, with no
+// margin, and give up to the spill at once what it gives up in batches
+// (samples, windows, blame logs, hand-offs, late entries), and returns a
+// func that restores them: for the tests of the packages that read a
+// spilled model (the exports, the viewer), whose small recordings would
+// otherwise be sealed once, at the end, so that what the fold gives up as
+// it goes, and its readers, would go untried. The model's own tests run
+// so always (export_test.go).
+func SetSealEveryEvent() (restore func()) {
+	s, m, sb, lc, bb, wb, hb := sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch
+	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = 1, 0, 1, 1, 1, 1, 1
+	return func() {
+		sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = s, m, sb, lc, bb, wb, hb
+	}
+}
+
 type pendingUnpark struct {
 	by format.ThreadID
 	at format.Time

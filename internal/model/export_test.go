@@ -17,11 +17,9 @@ import (
 // They give up a thread's samples to the spill as soon as its windows are
 // split past them (releaseSamples), its windows between ThreadCPU lines
 // and scheduler times as they are split (releaseWins), and its blame
-// log's entries as they are made (giveBlame).
-func init() {
-	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch = 1, 0, 1, 1, 1, 1
-	handOffBatch = 1 // a lock's hand-offs given up to the spill one at a time
-}
+// log's entries as they are made (giveBlame), a lock's hand-offs one at a
+// time (releaseHandOffs).
+func init() { SetSealEveryEvent() }
 
 // HandOffsSpilled is how many hand-offs of the j.u.c. locks m gave up to
 // the spill (Builder.releaseHandOffs), and in how many pieces.

@@ -2,8 +2,6 @@ package model_test
 
 import (
 	"bytes"
-	"fmt"
-	"path/filepath"
 	"testing"
 
 	"orca/internal/format"
@@ -11,7 +9,6 @@ import (
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
-	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -177,52 +174,18 @@ func reportFlags(t *testing.T, rec *reader.Recording, data []byte) (thread strin
 // monitors, semaphores, stacks, size, slowness; a lock convoy in an
 // eighth) and orca report's flags as FuzzReportStreamed does.
 func FuzzReportSynth(f *testing.F) {
-	f.Add(uint64(1), uint8(4), uint8(4), uint8(2), uint8(20), uint16(8), uint8(1), uint16(0))
-	f.Add(uint64(7), uint8(8), uint8(12), uint8(4), uint8(50), uint16(24), uint8(5), uint16(0x00ff))
-	f.Add(uint64(3), uint8(2), uint8(1), uint8(1), uint8(5), uint16(16), uint8(1), uint16(0x0f0f))
-	f.Add(uint64(11), uint8(30), uint8(3), uint8(0), uint8(10), uint16(4), uint8(2), uint16(0x0700))
-	f.Add(uint64(5), uint8(6), uint8(5), uint8(3), uint8(40), uint16(40), uint8(1), uint16(0x0c48)) // samples, Top 10, chains
-	f.Add(uint64(9), uint8(12), uint8(1), uint8(1), uint8(8), uint16(30), uint8(1), uint16(0x0812)) // a compact convoy, lock order
+	testrec.AddSynthSeeds(f)
 	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
-		bit := func(i uint) bool { return flags>>i&1 == 1 }
-		opt := synth.Options{
-			Seed:       seed,
-			Threads:    int(threads%32) + 1,
-			Monitors:   int(monitors%16) + 1,
-			Semaphores: int(semaphores%8) + 1,
-			Classes:    8,
-			Methods:    int(stacks%64) + 4,
-			Stacks:     int(stacks%64) + 1,
-			Size:       int64(kb%48+1) << 10,
-			Encoding:   format.EncodingCompact,
-			NoSamples:  bit(0),
-			LockOrder:  bit(1),
-			Conditions: bit(2),
-			Slow:       int(slow % 8),
-		}
-		if flags>>3&7 == 0 {
-			opt.Encoding = format.EncodingSeed
-		}
-		dir := t.TempDir()
-		prefix := filepath.Join(dir, "synth")
-		var err error
-		if flags>>6&7 == 0 {
-			_, err = synth.WriteConvoyRecording(prefix, opt, synth.Convoy{Threads: opt.Threads + 1, Handoffs: int(kb%48+1) * 4})
-		} else {
-			_, err = synth.WriteRecording(prefix, opt)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		shape := testrec.SynthShape{Seed: seed, Threads: threads, Monitors: monitors, Semaphores: semaphores, Stacks: stacks, KB: kb, Slow: slow, Flags: flags}
+		dir, prefix, opt, convoy := shape.Write(t)
 		rec, err := reader.Open(prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := fmt.Appendf(nil, "%d %d %d %d %d %d %d %d", seed, threads, monitors, semaphores, stacks, kb, slow, flags)
-		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[flags>>9&3%3], Chains: bit(11)}}
-		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, key)
+		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[flags>>9&3%3], Chains: flags>>11&1 == 1}}
+		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, shape.Key())
 		if c.differs(t) {
-			t.Logf("synth options %+v (convoy %v)", opt, flags>>6&7 == 0)
+			t.Logf("synth options %+v (convoy %v)", opt, convoy)
 		}
 	})
 }

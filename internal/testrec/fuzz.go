@@ -1,6 +1,7 @@
 package testrec
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/synth"
 )
 
 // AddModelSeeds seeds f with the .orca text of every model case
@@ -109,4 +111,78 @@ func FuzzFiles(t testing.TB, data []byte) (dir, prefix string) {
 		t.Fatal(err)
 	}
 	return dir, prefix
+}
+
+// SynthShape is what the fuzzers of orca-gen's recordings (FuzzReportSynth,
+// FuzzExportSynth, FuzzViewSynth) pick: the generator's seed and shape,
+// and flags: bits 0–2 samples off, lock order lines, conditions; bits 3–5
+// zero the text encoding (else compact); bits 6–8 zero a lock convoy;
+// the rest the fuzzer's own (Flags).
+type SynthShape struct {
+	Seed                                  uint64
+	Threads, Monitors, Semaphores, Stacks uint8
+	KB                                    uint16
+	Slow                                  uint8
+	Flags                                 uint16
+}
+
+// AddSynthSeeds seeds f, a fuzzer of SynthShape's fields in order, with
+// shapes of each kind: a convoy in text, compact with lock order and
+// conditions, many threads, samples with chains, a compact convoy.
+func AddSynthSeeds(f *testing.F) {
+	for _, s := range []SynthShape{
+		{1, 4, 4, 2, 20, 8, 1, 0},
+		{7, 8, 12, 4, 50, 24, 5, 0x00ff},
+		{3, 2, 1, 1, 5, 16, 1, 0x0f0f},
+		{11, 30, 3, 0, 10, 4, 2, 0x0700},
+		{5, 6, 5, 3, 40, 40, 1, 0x0c48},
+		{9, 12, 1, 1, 8, 30, 1, 0x0812},
+	} {
+		f.Add(s.Seed, s.Threads, s.Monitors, s.Semaphores, s.Stacks, s.KB, s.Slow, s.Flags)
+	}
+}
+
+// Write writes the recording of s in a new temporary directory (t's)
+// with internal/synth, orca-gen's generator: 1–32 threads, 1–16
+// monitors, 1–8 semaphores, 1–64 stacks, 1–48 KB, slowness 0–7; and
+// returns the directory, the prefix and the generator's options (convoy:
+// a lock convoy of Threads+1 threads).
+func (s SynthShape) Write(t testing.TB) (dir, prefix string, opt synth.Options, convoy bool) {
+	t.Helper()
+	bit := func(i uint) bool { return s.Flags>>i&1 == 1 }
+	opt = synth.Options{
+		Seed:       s.Seed,
+		Threads:    int(s.Threads%32) + 1,
+		Monitors:   int(s.Monitors%16) + 1,
+		Semaphores: int(s.Semaphores%8) + 1,
+		Classes:    8,
+		Methods:    int(s.Stacks%64) + 4,
+		Stacks:     int(s.Stacks%64) + 1,
+		Size:       int64(s.KB%48+1) << 10,
+		Encoding:   format.EncodingCompact,
+		NoSamples:  bit(0),
+		LockOrder:  bit(1),
+		Conditions: bit(2),
+		Slow:       int(s.Slow % 8),
+	}
+	if s.Flags>>3&7 == 0 {
+		opt.Encoding = format.EncodingSeed
+	}
+	dir = t.TempDir()
+	prefix = filepath.Join(dir, "synth")
+	var err error
+	if convoy = s.Flags>>6&7 == 0; convoy {
+		_, err = synth.WriteConvoyRecording(prefix, opt, synth.Convoy{Threads: opt.Threads + 1, Handoffs: int(s.KB%48+1) * 4})
+	} else {
+		_, err = synth.WriteRecording(prefix, opt)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, prefix, opt, convoy
+}
+
+// Key is s in bytes, for NewFuzzPick.
+func (s SynthShape) Key() []byte {
+	return fmt.Appendf(nil, "%d %d %d %d %d %d %d %d", s.Seed, s.Threads, s.Monitors, s.Semaphores, s.Stacks, s.KB, s.Slow, s.Flags)
 }

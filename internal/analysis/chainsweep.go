@@ -2545,10 +2545,18 @@ func trim(h []int32) []int32 {
 // on their way, plus one.
 func (s *chainSweep) depth(r int32) int {
 	if s.nd[r].cur < 0 {
-		for k := s.levels(r) - 1; k >= 0; k-- {
-			if s.level(r, k) > 0 {
-				return k
+		// As the loop below over levels and level, with deep read once
+		// (level read it, trimmed it and stored it again at each
+		// distance from 2 on) and distance 0 not asked: its answer is 0
+		// either way. Most roots have no deep levels: h1 alone.
+		h := s.deep(r)
+		for k := len(h) - 1; k >= 0; k-- {
+			if h[k] > 0 {
+				return k + 2
 			}
+		}
+		if s.nd[r].h1 > 0 {
+			return 1
 		}
 		return 0
 	}

@@ -2190,8 +2190,9 @@ func (s *chainSweep) run() {
 
 // root returns x's root.
 func (s *chainSweep) root(x int32) int32 {
-	for s.nd[x].par >= 0 {
-		x = s.nd[x].par
+	nd := s.nd // in registers: s.nd read again at each step otherwise
+	for nd[x].par >= 0 {
+		x = nd[x].par
 	}
 	return x
 }
@@ -2481,12 +2482,15 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 	if !s.pass2 && c != 0 {
 		x0, x1, hx = s.ownWaiter(x)*sign, s.nd[x].h1*sign, s.deep(x)
 	}
-	for u, j := y, 1; u >= 0; u, j = s.nd[u].par, j+1 {
-		s.nd[u].cnt += c
-		if !s.pass2 && c != 0 {
+	// nd in registers (s.nd read again after each store otherwise); with
+	// c 0 the walk up would add nothing.
+	nd := s.nd
+	for u, j := y, 1; u >= 0 && c != 0; u, j = nd[u].par, j+1 {
+		nd[u].cnt += c
+		if !s.pass2 {
 			// x's distance k is u's k+j.
 			if j == 1 {
-				s.nd[u].h1 += x0
+				nd[u].h1 += x0
 			} else if x0 != 0 {
 				s.addDeep(u, j, x0)
 			}
@@ -2545,10 +2549,18 @@ func trim(h []int32) []int32 {
 // on their way, plus one.
 func (s *chainSweep) depth(r int32) int {
 	if s.nd[r].cur < 0 {
-		for k := s.levels(r) - 1; k >= 0; k-- {
-			if s.level(r, k) > 0 {
-				return k
+		// As the loop below over levels and level, with deep read once
+		// (level read it, trimmed it and stored it again at each
+		// distance from 2 on) and distance 0 not asked: its answer is 0
+		// either way. Most roots have no deep levels: h1 alone.
+		h := s.deep(r)
+		for k := len(h) - 1; k >= 0; k-- {
+			if h[k] > 0 {
+				return k + 2
 			}
+		}
+		if s.nd[r].h1 > 0 {
+			return 1
 		}
 		return 0
 	}

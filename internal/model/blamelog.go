@@ -172,21 +172,21 @@ func (r *blameReader) next(prev format.Time) {
 		r.ok = false
 		return
 	}
-	d, n := binary.Uvarint(r.b)
+	d, n := uvarint(r.b)
 	r.b = r.b[n:]
 	r.start, r.ok = prev+format.Time(d), true
 }
 
 // skip passes the spans of the entry read.
 func (r *blameReader) skip() {
-	t, n := binary.Uvarint(r.b)
+	t, n := uvarint(r.b)
 	r.b = r.b[n:]
 	k := t + 1 // a contention's uvarints: its first span's length, then 2k
 	if t&1 != 0 {
 		k = t - 1 // a park's: 2k
 	}
 	for ; k > 0; k-- {
-		_, n = binary.Uvarint(r.b)
+		_, n = uvarint(r.b)
 		r.b = r.b[n:]
 	}
 	r.next(r.start)
@@ -211,16 +211,16 @@ func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 		r.skip()
 		return dst, false
 	}
-	k, n := binary.Uvarint(r.b)
+	k, n := uvarint(r.b)
 	r.b = r.b[n:]
-	ln, n := binary.Uvarint(r.b)
+	ln, n := uvarint(r.b)
 	r.b = r.b[n:]
 	s := OwnerSpan{Start: iv.Start, End: iv.Start + format.Time(ln), Owner: iv.First}
 	dst = append(dst, s)
 	for k >>= 1; k > 0; k-- {
-		ln, n := binary.Uvarint(r.b)
+		ln, n := uvarint(r.b)
 		r.b = r.b[n:]
-		o, m := binary.Uvarint(r.b)
+		o, m := uvarint(r.b)
 		r.b = r.b[m:]
 		s = OwnerSpan{Start: s.End, End: s.End + format.Time(ln), Owner: ownerOf(iv, o)}
 		dst = append(dst, s)
@@ -243,13 +243,13 @@ func (r *blameReader) parkSpans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, boo
 		r.skip()
 		return dst, false
 	}
-	k, n := binary.Uvarint(r.b)
+	k, n := uvarint(r.b)
 	r.b = r.b[n:]
 	s := OwnerSpan{Start: iv.Start, Owner: iv.ParkOwner()}
 	for k >>= 1; k > 0; k-- {
-		ln, n := binary.Uvarint(r.b)
+		ln, n := uvarint(r.b)
 		r.b = r.b[n:]
-		o, m := binary.Uvarint(r.b)
+		o, m := uvarint(r.b)
 		r.b = r.b[m:]
 		s.End = s.Start + format.Time(ln)
 		dst = append(dst, s)

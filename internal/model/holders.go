@@ -806,10 +806,10 @@ func appendHeld(b []byte, r, prev *heldRec) []byte {
 // readHeld unpacks a record appendHeld packed after prev, and its bytes'
 // count (0: b holds no whole one).
 func readHeld(b []byte, prev *heldRec) (heldRec, int) {
-	h, n1 := binary.Varint(b)
-	k, n2 := binary.Varint(b[max(n1, 0):])
-	s, n3 := binary.Varint(b[max(n1+n2, 0):])
-	ln, n4 := binary.Varint(b[max(n1+n2+n3, 0):])
+	h, n1 := varint(b)
+	k, n2 := varint(b[max(n1, 0):])
+	s, n3 := varint(b[max(n1+n2, 0):])
+	ln, n4 := varint(b[max(n1+n2+n3, 0):])
 	if n1 <= 0 || n2 <= 0 || n3 <= 0 || n4 <= 0 {
 		return heldRec{}, 0
 	}
@@ -841,9 +841,9 @@ func (hl *heldLog) each(fold func(k int32, s OwnerSpan)) {
 	var k int32
 	s := OwnerSpan{Owner: hl.id}
 	for b := hl.b; len(b) > 0; {
-		dk, n1 := binary.Uvarint(b)
-		ds, n2 := binary.Varint(b[n1:])
-		ln, n3 := binary.Uvarint(b[n1+n2:])
+		dk, n1 := uvarint(b)
+		ds, n2 := varint(b[n1:])
+		ln, n3 := uvarint(b[n1+n2:])
 		b = b[n1+n2+n3:]
 		k += int32(dk)
 		s.Start += format.Time(ds)
@@ -965,9 +965,9 @@ func (l *spanLog) add(s OwnerSpan, sp *spanSpill) {
 // decode reads the span spanLog.add packed at b's start, its start against
 // s's (the span before it), into s; returns the bytes it took.
 func (s *OwnerSpan) decode(b []byte) int {
-	d, n1 := binary.Varint(b)
-	ln, n2 := binary.Uvarint(b[n1:])
-	o, n3 := binary.Uvarint(b[n1+n2:])
+	d, n1 := varint(b)
+	ln, n2 := uvarint(b[n1:])
+	o, n3 := uvarint(b[n1+n2:])
 	s.Start += format.Time(d)
 	s.End = s.Start + format.Time(ln)
 	s.Owner = format.ThreadID(o) - 1

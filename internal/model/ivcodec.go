@@ -272,9 +272,12 @@ func decodeIv(iv *Interval, p []byte, i int, prevEnd format.Time) int {
 	*iv = Interval{
 		Start: start, End: end, Since: since, Object: obj, objNum: num, Other: other, First: first,
 		Stack: StackID(x), ownFrom: from, ownTo: upto,
-		State: st, Cont: ext&1 != 0, Open: ext&2 != 0, Wake: wk, Forced: ext&4 != 0, Pinned: ext&8 != 0,
-		SelfJoin: ext&16 != 0, Acquire: h1&ivAcquire != 0, BeforeEvents: ext&32 != 0, Restated: ext&64 != 0,
-		Timeout: to,
+		State: st, Wake: wk, Acquire: h1&ivAcquire != 0, Timeout: to,
+	}
+	if ext != 0 {
+		// Its flags, set on few intervals (every one false without ext).
+		iv.Cont, iv.Open, iv.Forced, iv.Pinned = ext&1 != 0, ext&2 != 0, ext&4 != 0, ext&8 != 0
+		iv.SelfJoin, iv.BeforeEvents, iv.Restated = ext&16 != 0, ext&32 != 0, ext&64 != 0
 	}
 	return i
 }

@@ -124,11 +124,11 @@ const (
 // the index of the next.
 func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, c int64, j int) {
 	bs := r.bytes()
-	lk, w := binary.Uvarint(bs[i:])
-	d, w2 := binary.Uvarint(bs[i+w:])
+	lk, w := uvarint(bs[i:])
+	d, w2 := uvarint(bs[i+w:])
 	j = i + w + w2
 	if k = spillKind(lk & 7); k == spillIvs {
-		cu, w3 := binary.Uvarint(bs[j:])
+		cu, w3 := uvarint(bs[j:])
 		c, j = int64(cu), j+w3
 	}
 	return end + int64(d), int64(lk >> 3), k, c, j

@@ -68,14 +68,14 @@ type packReader []byte
 
 // u reads an unsigned varint.
 func (r *packReader) u() uint64 {
-	v, n := binary.Uvarint(*r)
+	v, n := uvarint(*r)
 	*r = (*r)[n:]
 	return v
 }
 
 // s reads a signed varint.
 func (r *packReader) s() int64 {
-	v, n := binary.Varint(*r)
+	v, n := varint(*r)
 	*r = (*r)[n:]
 	return v
 }

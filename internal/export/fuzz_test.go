@@ -43,13 +43,8 @@ func FuzzExportSpilled(f *testing.F) {
 // seldom make: a j.u.c. lock's hand-offs given up to the spill and read
 // back (Model.handOffsOver), many threads' samples and scheduler times.
 func FuzzExportSynth(f *testing.F) {
-	testrec.AddSynthSeeds(f)
-	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
-		shape := testrec.SynthShape{Seed: seed, Threads: threads, Monitors: monitors, Semaphores: semaphores, Stacks: stacks, KB: kb, Slow: slow, Flags: flags}
-		dir, prefix, opt, convoy := shape.Write(t)
-		if exportsDiffer(t, dir, prefix, shape.Key(), true) {
-			t.Logf("synth options %+v (convoy %v)", opt, convoy)
-		}
+	testrec.FuzzSynth(f, func(t *testing.T, s testrec.SynthShape, dir, prefix string) bool {
+		return exportsDiffer(t, dir, prefix, s.Key(), true)
 	})
 }
 

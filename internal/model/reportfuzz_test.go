@@ -174,18 +174,13 @@ func reportFlags(t *testing.T, rec *reader.Recording, data []byte) (thread strin
 // monitors, semaphores, stacks, size, slowness; a lock convoy in an
 // eighth) and orca report's flags as FuzzReportStreamed does.
 func FuzzReportSynth(f *testing.F) {
-	testrec.AddSynthSeeds(f)
-	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
-		shape := testrec.SynthShape{Seed: seed, Threads: threads, Monitors: monitors, Semaphores: semaphores, Stacks: stacks, KB: kb, Slow: slow, Flags: flags}
-		dir, prefix, opt, convoy := shape.Write(t)
+	testrec.FuzzSynth(f, func(t *testing.T, s testrec.SynthShape, dir, prefix string) bool {
 		rec, err := reader.Open(prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[flags>>9&3%3], Chains: flags>>11&1 == 1}}
-		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, shape.Key())
-		if c.differs(t) {
-			t.Logf("synth options %+v (convoy %v)", opt, convoy)
-		}
+		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[s.Flags>>9&3%3], Chains: s.Flags>>11&1 == 1}}
+		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, s.Key())
+		return c.differs(t)
 	})
 }

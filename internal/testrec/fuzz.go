@@ -113,8 +113,8 @@ func FuzzFiles(t testing.TB, data []byte) (dir, prefix string) {
 	return dir, prefix
 }
 
-// SynthShape is what the fuzzers of orca-gen's recordings (FuzzReportSynth,
-// FuzzExportSynth, FuzzViewSynth) pick: the generator's seed and shape,
+// SynthShape is what the fuzzers of orca-gen's recordings (FuzzSynth:
+// FuzzReportSynth, FuzzExportSynth, FuzzViewSynth) pick: the generator's seed and shape,
 // and flags: bits 0–2 samples off, lock order lines, conditions; bits 3–5
 // zero the text encoding (else compact); bits 6–8 zero a lock convoy;
 // the rest the fuzzer's own (Flags).
@@ -126,10 +126,13 @@ type SynthShape struct {
 	Flags                                 uint16
 }
 
-// AddSynthSeeds seeds f, a fuzzer of SynthShape's fields in order, with
+// FuzzSynth fuzzes with f the recordings orca-gen writes: each input a
+// SynthShape (its fields the fuzzer's arguments, in order; seeded with
 // shapes of each kind: a convoy in text, compact with lock order and
-// conditions, many threads, samples with chains, a compact convoy.
-func AddSynthSeeds(f *testing.F) {
+// conditions, many threads, samples, a compact convoy), its recording
+// written (Write) and given to differs, which compares what it builds of
+// it and returns true when t failed: the generator's options are logged.
+func FuzzSynth(f *testing.F, differs func(t *testing.T, s SynthShape, dir, prefix string) bool) {
 	for _, s := range []SynthShape{
 		{1, 4, 4, 2, 20, 8, 1, 0},
 		{7, 8, 12, 4, 50, 24, 5, 0x00ff},
@@ -140,6 +143,13 @@ func AddSynthSeeds(f *testing.F) {
 	} {
 		f.Add(s.Seed, s.Threads, s.Monitors, s.Semaphores, s.Stacks, s.KB, s.Slow, s.Flags)
 	}
+	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
+		s := SynthShape{Seed: seed, Threads: threads, Monitors: monitors, Semaphores: semaphores, Stacks: stacks, KB: kb, Slow: slow, Flags: flags}
+		dir, prefix, opt, convoy := s.Write(t)
+		if differs(t, s, dir, prefix) {
+			t.Logf("synth options %+v (convoy %v)", opt, convoy)
+		}
+	})
 }
 
 // Write writes the recording of s in a new temporary directory (t's)

@@ -40,13 +40,8 @@ func FuzzViewSpilled(f *testing.F) {
 // (testrec.SynthShape: the agent's mix, compact in seven eighths, a lock
 // convoy in an eighth).
 func FuzzViewSynth(f *testing.F) {
-	testrec.AddSynthSeeds(f)
-	f.Fuzz(func(t *testing.T, seed uint64, threads, monitors, semaphores, stacks uint8, kb uint16, slow uint8, flags uint16) {
-		shape := testrec.SynthShape{Seed: seed, Threads: threads, Monitors: monitors, Semaphores: semaphores, Stacks: stacks, KB: kb, Slow: slow, Flags: flags}
-		dir, prefix, opt, convoy := shape.Write(t)
-		if viewDiffers(t, dir, prefix, shape.Key(), true) {
-			t.Logf("synth options %+v (convoy %v)", opt, convoy)
-		}
+	testrec.FuzzSynth(f, func(t *testing.T, s testrec.SynthShape, dir, prefix string) bool {
+		return viewDiffers(t, dir, prefix, s.Key(), true)
 	})
 }
 

@@ -28,12 +28,8 @@ import (
 // the inputs (--from and --to: between two of its events' times, or from
 // one to the end). Seeded with the model cases and FuzzModelText's corpus.
 func FuzzExportSpilled(f *testing.F) {
-	testrec.AddModelSeeds(f, "../model", true)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dir, prefix := testrec.FuzzFiles(t, data)
-		if exportsDiffer(t, dir, prefix, data, false) {
-			t.Logf("events:\n%s", data)
-		}
+	testrec.FuzzText(f, "../model", func(t *testing.T, data []byte, dir, prefix string) bool {
+		return exportsDiffer(t, dir, prefix, data, false)
 	})
 }
 

@@ -28,19 +28,14 @@ import (
 // remainder by 3, --chains by the quotient's parity; a hash of it the
 // rest (reportFlags): --thread, --virtual, a time range, the spill off.
 func FuzzReportStreamed(f *testing.F) {
-	testrec.AddModelSeeds(f, ".", true)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dir, prefix := testrec.FuzzFiles(t, data)
-		opt := report.Options{Width: 100, Top: []int{0, 1, 10}[len(data)%3], Chains: len(data)/3%2 == 1}
+	testrec.FuzzText(f, ".", func(t *testing.T, data []byte, dir, prefix string) bool {
 		rec, err := reader.Open(prefix)
 		if err != nil {
 			t.Skip(err)
 		}
-		c := reportCase{dir: dir, prefix: prefix, opt: opt}
+		c := reportCase{dir: dir, prefix: prefix, opt: report.Options{Width: 100, Top: []int{0, 1, 10}[len(data)%3], Chains: len(data)/3%2 == 1}}
 		c.opt.Thread, c.opt.Virtual, c.spill, c.from, c.to, c.ranged = reportFlags(t, rec, data)
-		if c.differs(t) {
-			t.Logf("events:\n%s", data)
-		}
+		return c.differs(t)
 	})
 }
 

@@ -113,6 +113,21 @@ func FuzzFiles(t testing.TB, data []byte) (dir, prefix string) {
 	return dir, prefix
 }
 
+// FuzzText fuzzes with f any .orca text: seeded with the model's cases
+// and FuzzModelText's corpus (AddModelSeeds, modelDir internal/model from
+// the caller's package), each input written as a recording (FuzzFiles)
+// and given to differs, which compares what it builds of it and returns
+// true when t failed: the input is logged.
+func FuzzText(f *testing.F, modelDir string, differs func(t *testing.T, data []byte, dir, prefix string) bool) {
+	AddModelSeeds(f, modelDir, true)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir, prefix := FuzzFiles(t, data)
+		if differs(t, data, dir, prefix) {
+			t.Logf("events:\n%s", data)
+		}
+	})
+}
+
 // SynthShape is what the fuzzers of orca-gen's recordings (FuzzSynth:
 // FuzzReportSynth, FuzzExportSynth, FuzzViewSynth) pick: the generator's seed and shape,
 // and flags: bits 0–2 samples off, lock order lines, conditions; bits 3–5

@@ -27,12 +27,8 @@ import (
 // or from one to the end). Seeded with the model cases and FuzzModelText's
 // corpus.
 func FuzzViewSpilled(f *testing.F) {
-	testrec.AddModelSeeds(f, "../model", true)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dir, prefix := testrec.FuzzFiles(t, data)
-		if viewDiffers(t, dir, prefix, data, false) {
-			t.Logf("events:\n%s", data)
-		}
+	testrec.FuzzText(f, "../model", func(t *testing.T, data []byte, dir, prefix string) bool {
+		return viewDiffers(t, dir, prefix, data, false)
 	})
 }
 

@@ -46,7 +46,7 @@ GOTEST_TIMEOUT := 20m
 GOTEST_FLAGS ?=
 JDK_SUMMARY := $(CURDIR)/build/integration-jdks.txt
 
-.PHONY: all deps check-deps check-tracked gen test fuzz-smoke agent-test demo bench stress clean agent-aarch64 FORCE
+.PHONY: all deps check-deps check-tracked gen test fuzz-smoke agent-test demo bench pgo stress clean agent-aarch64 FORCE
 
 all: bin/orca
 
@@ -280,6 +280,12 @@ bench: bin/orca
 	bash bench/report/long.sh
 	bash bench/accuracy.sh
 	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
+
+# pgo: cmd/orca/default.pgo made again, the CPU profile go build compiles orca with (profile-guided
+# optimisation), from orca built without it reading orca-gen's recordings as users do (bench/pgo.sh;
+# docs/perf/2026-12-05-pgo.md). Commit the new profile when the hot code has changed much.
+pgo:
+	bash bench/pgo.sh
 
 # ---- long tests -------------------------------------------------------------
 

@@ -31,7 +31,10 @@ func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
 // aggregateGroups is Aggregate, and the groups of its transient wait
 // objects (groupWaits), sorted as Model.Groups.
 func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
-	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks)), all: keep == nil}
+	// handSpill: a lock's hand-offs given up to the spill as the fold went
+	// are read back for the parks before them (jucContention), here as in
+	// the fold's own aggregation.
+	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks)), all: keep == nil, handSpill: m.spill}
 	if keep == nil {
 		for _, l := range m.Locks {
 			ag.get(l.Object, l.Kind)

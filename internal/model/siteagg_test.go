@@ -19,13 +19,13 @@ func TestSiteAgg(t *testing.T) {
 		t.Fatalf("Site's fields %v, siteList sets %v", names, want)
 	}
 	a := &lockAgg{}
-	a.contention(7, 10, false)
+	a.contention(7, 10, false, true)
 	a.before(7, true, false)
-	a.contention(7, 20, true)
+	a.contention(7, 20, true, false)
 	a.before(7, true, true)
-	a.contention(9, 5, false)
-	a.contention(7, 1, false)
-	a.contention(7<<20, 3, true)
+	a.contention(9, 5, false, false)
+	a.contention(7, 1, false, false)
+	a.contention(7<<20, 3, true, false)
 	got := map[StackID]Site{}
 	for _, s := range a.siteList() {
 		got[s.Stack] = s
@@ -37,5 +37,16 @@ func TestSiteAgg(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sites\ngot  %+v\nwant %+v", got, want)
+	}
+	// held: the site of a contention that entered the monitor, kept by
+	// the contentions there after it.
+	var held []uint64
+	for _, s := range a.sites.sorted() {
+		if s.e.held {
+			held = append(held, s.key)
+		}
+	}
+	if !reflect.DeepEqual(held, []uint64{7}) {
+		t.Errorf("sites held %v, want [7]", held)
 	}
 }

@@ -470,10 +470,6 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
-			// The owner at the end is blamed for the contention (Other;
-			// still going on at the end: open), with its last span's time
-			// when it is that span's owner, as most are: one addition of
-			// the blame cache, not two (a blame is sums).
 			n, open := 1, 0
 			if iv.Open {
 				n, open = 0, 1 // still blocked at the end, by its last owner
@@ -481,25 +477,11 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			if iv.ownTo == iv.ownFrom {
 				// No owner changes while it was blocked: ownerSpans' one
 				// span, the owner when it blocked (First), made here.
-				t := max(iv.End, iv.Start) - iv.Start
-				if iv.First == 0 {
-					a.l.OwnerUnknownTime += t
-				}
-				if iv.First == iv.Other {
-					a.addBlame(iv.Other, n, t, open)
-				} else {
-					a.blame(iv.First, 0, t)
-					a.addBlame(iv.Other, n, 0, open)
-				}
+				one := [1]OwnerSpan{{iv.Start, max(iv.End, iv.Start), iv.First}}
+				a.blameContention(one[:], iv.Other, n, open)
 			} else {
 				ss := appendOwnerSpans(ag.spans[:0], st.id, iv, a.changes(), a.changesBase())
-				for _, sp := range ss {
-					a.blame(sp.Owner, 0, sp.End-sp.Start)
-					if sp.Owner == 0 {
-						a.l.OwnerUnknownTime += sp.End - sp.Start
-					}
-				}
-				a.addBlame(iv.Other, n, 0, open)
+				a.blameContention(ss, iv.Other, n, open)
 				if iv.ownTo > iv.ownFrom {
 					logged := st.blame != nil && st.blame.add(iv, ss)
 					if l := a.src; ag.ownNeed && l != nil && (!logged || iv.Open) {
@@ -906,6 +888,26 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 // an unknown owner).
 func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	a.addBlame(owner, n, d, 0)
+}
+
+// blameContention blames each span of a contention, ss (one at least),
+// on its owner, and the contention, n of them ended and open still going
+// on, on other, its owner at the end: with its last span's time when it
+// is that span's owner, as most are, one addition of the blame cache, not
+// two (a blame is sums).
+func (a *lockAgg) blameContention(ss []OwnerSpan, other format.ThreadID, n, open int) {
+	for i := range ss {
+		sp := &ss[i]
+		if sp.Owner == 0 {
+			a.l.OwnerUnknownTime += sp.End - sp.Start
+		}
+		if i == len(ss)-1 && sp.Owner == other {
+			a.addBlame(other, n, sp.End-sp.Start, open)
+			return
+		}
+		a.blame(sp.Owner, 0, sp.End-sp.Start)
+	}
+	a.addBlame(other, n, 0, open)
 }
 
 // blameOpen counts a contention still going on at the end on owner.

@@ -473,41 +473,37 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
-			ss := ag.spans[:0]
-			ownerSpans(st.id, iv, a.changes(), a.changesBase(), func(sp OwnerSpan) bool {
-				ss = append(ss, sp)
-				return true
-			})
-			for _, sp := range ss {
-				a.blame(sp.Owner, 0, sp.End-sp.Start)
-				if sp.Owner == 0 {
-					a.l.OwnerUnknownTime += sp.End - sp.Start
-				}
+			n, open := 1, 0
+			if iv.Open {
+				n, open = 0, 1 // still blocked at the end, by its last owner
 			}
-			if iv.ownTo > iv.ownFrom {
-				logged := st.blame != nil && st.blame.add(iv, ss)
-				if l := a.src; ag.ownNeed && l != nil && (!logged || iv.Open) {
-					// Its spans are made again from the owner changes:
-					// the holders' pass's, or WaitGraphAt's at the end.
-					l.ownNeed = append(l.ownNeed, ownRange{int(iv.ownFrom), int(iv.ownTo)})
+			if iv.ownTo == iv.ownFrom {
+				// No owner changes while it was blocked: ownerSpans' one
+				// span, the owner when it blocked (First), made here.
+				one := [1]OwnerSpan{{iv.Start, max(iv.End, iv.Start), iv.First}}
+				a.blameContention(one[:], iv.Other, n, open)
+			} else {
+				ss := appendOwnerSpans(ag.spans[:0], st.id, iv, a.changes(), a.changesBase())
+				a.blameContention(ss, iv.Other, n, open)
+				if iv.ownTo > iv.ownFrom {
+					logged := st.blame != nil && st.blame.add(iv, ss)
+					if l := a.src; ag.ownNeed && l != nil && (!logged || iv.Open) {
+						// Its spans are made again from the owner changes:
+						// the holders' pass's, or WaitGraphAt's at the end.
+						l.ownNeed = append(l.ownNeed, ownRange{int(iv.ownFrom), int(iv.ownTo)})
+					}
 				}
+				ag.spans = ss
 			}
-			ag.spans = ss
 			if iv.First == 0 {
 				a.l.OwnerUnknown++
 			}
 			site := m.SiteStack(iv.Stack)
 			st.block(a, iv.Since)
-			a.contention(site, d, iv.Open)
+			// A contention that ended in the monitor entered it at its
+			// site (held): not forced out, not still going on.
+			a.contention(site, d, iv.Open, !iv.Open && !iv.Forced)
 			ag.before(a, site, iv.Since, iv.BeforeEvents)
-			if iv.Open {
-				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
-			} else {
-				a.blame(iv.Other, 1, 0)
-				if !iv.Forced {
-					a.site(site).held = true // the thread entered the monitor there
-				}
-			}
 		case Acquiring:
 			// The segments of one acquire share Since; the last one says
 			// how it ended (Other, on every segment).
@@ -636,7 +632,7 @@ func (ag *aggregator) acquires(st *threadAgg, n int) {
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
 		st.block(a, c.since)
-		a.contention(m.SiteStack(c.stack), c.end-c.since, false)
+		a.contention(m.SiteStack(c.stack), c.end-c.since, false, false)
 		ag.before(a, m.SiteStack(c.stack), c.since, false)
 	}
 	st.acq = append(st.acq[:0], st.acq[n:]...)
@@ -759,7 +755,7 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	}
 	ag.spans = ss
 	st.block(a, first.Start)
-	a.contention(ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	a.contention(ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open, false)
 	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
 	end := last.Other
 	if end == 0 {
@@ -847,9 +843,10 @@ func (a *lockAgg) siteList() []Site {
 }
 
 // contention adds one contention at site (its thread's first:
-// threadAgg.block).
-func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
+// threadAgg.block); held: the thread entered the monitor there.
+func (a *lockAgg) contention(site StackID, d format.Time, open, held bool) {
 	s := a.site(site)
+	s.held = s.held || held
 	l := &a.l
 	if open {
 		l.Open++
@@ -894,6 +891,26 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 // an unknown owner).
 func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	a.addBlame(owner, n, d, 0)
+}
+
+// blameContention blames each span of a contention, ss (one at least),
+// on its owner, and the contention, n of them ended and open still going
+// on, on other, its owner at the end: with its last span's time when it
+// is that span's owner, as most are, one addition of the blame cache, not
+// two (a blame is sums).
+func (a *lockAgg) blameContention(ss []OwnerSpan, other format.ThreadID, n, open int) {
+	for i := range ss {
+		sp := &ss[i]
+		if sp.Owner == 0 {
+			a.l.OwnerUnknownTime += sp.End - sp.Start
+		}
+		if i == len(ss)-1 && sp.Owner == other {
+			a.addBlame(other, n, sp.End-sp.Start, open)
+			return
+		}
+		a.blame(sp.Owner, 0, sp.End-sp.Start)
+	}
+	a.addBlame(other, n, 0, open)
 }
 
 // blameOpen counts a contention still going on at the end on owner.

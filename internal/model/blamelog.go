@@ -78,9 +78,9 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) bool {
 			return false // or ownerCode would wrap
 		}
 	}
-	// The entry is made in room on the stack, then appended at once.
-	var room [64]byte
-	e := room[:0]
+	// The entry is written in the log's room, grown once for most: made
+	// on the stack and appended, it was copied by a call of memmove.
+	e := slices.Grow(l.b, 64)
 	e = binary.AppendUvarint(e, uint64(iv.Start-l.last))
 	e = binary.AppendUvarint(e, uint64(len(ss)-1)<<1)
 	e = binary.AppendUvarint(e, uint64(ss[0].End-ss[0].Start))
@@ -88,7 +88,7 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) bool {
 		e = binary.AppendUvarint(e, uint64(s.End-s.Start))
 		e = binary.AppendUvarint(e, ownerCode(iv, s.Owner))
 	}
-	l.b = append(l.b, e...)
+	l.b = e
 	l.last = iv.Start
 	return true
 }

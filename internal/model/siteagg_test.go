@@ -1,8 +1,11 @@
 package model
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"orca/internal/format"
 )
 
 // TestSiteAgg checks that the aggregation's site figures (siteAgg and the
@@ -19,13 +22,13 @@ func TestSiteAgg(t *testing.T) {
 		t.Fatalf("Site's fields %v, siteList sets %v", names, want)
 	}
 	a := &lockAgg{}
-	a.contention(7, 10, false)
+	a.contention(7, 10, false, true)
 	a.before(7, true, false)
-	a.contention(7, 20, true)
+	a.contention(7, 20, true, false)
 	a.before(7, true, true)
-	a.contention(9, 5, false)
-	a.contention(7, 1, false)
-	a.contention(7<<20, 3, true)
+	a.contention(9, 5, false, false)
+	a.contention(7, 1, false, false)
+	a.contention(7<<20, 3, true, false)
 	got := map[StackID]Site{}
 	for _, s := range a.siteList() {
 		got[s.Stack] = s
@@ -37,5 +40,60 @@ func TestSiteAgg(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sites\ngot  %+v\nwant %+v", got, want)
+	}
+	// held: the site of a contention that entered the monitor, kept by
+	// the contentions there after it.
+	var held []uint64
+	for _, s := range a.sites.sorted() {
+		if s.e.held {
+			held = append(held, s.key)
+		}
+	}
+	if !reflect.DeepEqual(held, []uint64{7}) {
+		t.Errorf("sites held %v, want [7]", held)
+	}
+}
+
+// TestBlameContention checks blameContention against each span blamed on
+// its owner and the contention on its owner at the end, apart: the same
+// owners' figures, zeros too, and the time of no owner, whether the last
+// span's owner is the one at the end or not, ended or open.
+func TestBlameContention(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 7))
+	got := &aggregator{m: &Model{}, by: map[uint64]*lockAgg{}, all: true}
+	want := &aggregator{m: &Model{}, by: map[uint64]*lockAgg{}, all: true}
+	for range 2000 {
+		obj := format.ObjectID(1 + r.IntN(3))
+		ss := make([]OwnerSpan, 1+r.IntN(3))
+		at := format.Time(r.IntN(100))
+		for i := range ss {
+			d := format.Time(r.IntN(4)) // empty spans too
+			ss[i] = OwnerSpan{at, at + d, format.ThreadID(r.IntN(4))}
+			at += d
+		}
+		other := format.ThreadID(r.IntN(4))
+		n, open := 1, 0
+		if r.IntN(4) == 0 {
+			n, open = 0, 1
+		}
+		got.get(obj, Monitor).blameContention(ss, other, n, open)
+		w := want.get(obj, Monitor)
+		for _, sp := range ss {
+			w.blame(sp.Owner, 0, sp.End-sp.Start)
+			if sp.Owner == 0 {
+				w.l.OwnerUnknownTime += sp.End - sp.Start
+			}
+		}
+		w.addBlame(other, n, 0, open)
+	}
+	gl, _ := got.locks()
+	wl, _ := want.locks()
+	if !reflect.DeepEqual(gl, wl) {
+		t.Errorf("locks\ngot  %+v\nwant %+v", gl, wl)
+	}
+	for _, l := range gl {
+		if l.OwnerUnknownTime == 0 || len(l.Owners) != 3 {
+			t.Errorf("lock %v: %d owners, unknown time %d: the test's spans are not all kinds", l.Object, len(l.Owners), l.OwnerUnknownTime)
+		}
 	}
 }

@@ -54,21 +54,31 @@ func TestSumTab(t *testing.T) {
 	}
 }
 
-// TestSortStable checks sortStable against slices.SortStableFunc on keys
-// of every width, negative times too, equal keys kept in their order.
-func TestSortStable(t *testing.T) {
+// TestSortFirsts checks sortFirsts against slices.SortStableFunc by time
+// and by thread, on lists short (insertion) and long (radix) and keys of
+// every width, negative times too, equal keys kept in their order.
+func TestSortFirsts(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
 	for _, n := range []int{0, 1, 2, 31, 32, 1000} {
 		for _, bits := range []uint{1, 9, 40, 64} {
 			fs := make([]firstAt, n)
 			for i := range fs {
-				fs[i] = firstAt{th: format.ThreadID(i), at: format.Time(r.Uint64() >> (64 - bits))}
+				// Each thread twice or more, with times of other threads
+				// in between: a sort that is not stable, or by the other
+				// key, moves one.
+				fs[i] = firstAt{th: format.ThreadID(r.Uint64() >> (64 - bits) % uint64(n/2+1)), at: format.Time(r.Uint64() >> (64 - bits))}
 			}
 			want := slices.Clone(fs)
 			slices.SortStableFunc(want, func(x, y firstAt) int { return cmp.Compare(x.at, y.at) })
-			sortStable(fs, func(f *firstAt) uint64 { return signedKey(int64(f.at)) })
-			if !slices.Equal(fs, want) {
-				t.Fatalf("n %d, bits %d: %v, want %v", n, bits, fs, want)
+			got := slices.Clone(fs)
+			sortFirsts(got, true)
+			if !slices.Equal(got, want) {
+				t.Fatalf("by time: n %d, bits %d: %v, want %v", n, bits, got, want)
+			}
+			slices.SortStableFunc(want, func(x, y firstAt) int { return cmp.Compare(x.th, y.th) })
+			sortFirsts(got, false)
+			if !slices.Equal(got, want) {
+				t.Fatalf("by thread: n %d, bits %d: %v, want %v", n, bits, got, want)
 			}
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -169,7 +168,7 @@ func (p *pusher) start() {
 	// finish's last push. Created exclusively, never through a symlink
 	// (orca may run as root in a directory another user owns).
 	if path := os.Getenv("ORCA_PUSH_CPUPROFILE"); path != "" {
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err == nil && pprof.StartCPUProfile(f) == nil {
+		if f, err := createProfile(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.profile = f
 		}
 	}

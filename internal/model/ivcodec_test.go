@@ -228,7 +228,7 @@ func TestReadSpilled(t *testing.T) {
 	}
 }
 
-// TestIvCodecFields: the packing (appendIv, decodeIv) writes each of
+// TestIvCodecFields: the packing (appendIv, decodeIvRun) writes each of
 // Interval's fields by name; a field added to Interval would come back
 // from the spill as its zero value, silently. Fails with a field the
 // codec was not written for: pack it in ivcodec.go (and in randIv), then

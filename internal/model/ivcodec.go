@@ -54,6 +54,9 @@ import (
 // fixed-width fields written 8 bytes wide, then cut: appendIv).
 const ivPackMax = 2 + 2 + 3 + 1 + 8 + 8 + 10 + 4 + 5 + 8 + 8 + 5 + 10 + 8
 
+// ivPackMin is the fewest bytes an interval packs into: h0, h1 and lens.
+const ivPackMin = 3
+
 // lenBytes is the bytes lens' 3-bit codes of start and end stand for,
 // stackBytes its 2-bit code of stack's.
 var (
@@ -381,7 +384,9 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 	for i := 0; i < len(p) && want != 0; {
 		var u uint64
 		u, i = uvAt(p, i)
-		if u > uint64(len(p)) {
+		if u > uint64(len(p)-i)/ivPackMin {
+			// More than the bytes left hold: dst is grown by the
+			// count at once (a run), not as the intervals decode.
 			return dst, errIvs
 		}
 		n := int(u)

@@ -245,3 +245,17 @@ func TestIvCodecFields(t *testing.T) {
 		t.Fatalf("Interval's fields %v, the packing's %v", have, packed)
 	}
 }
+
+// TestIvPackMin: zero intervals pack into ivPackMin bytes each, the
+// fewest decodeIvs lets a chunk's count claim, and come back.
+func TestIvPackMin(t *testing.T) {
+	ivs := make([]Interval, 5)
+	p := appendIvChunk(nil, ivs)
+	if len(p) != 1+len(ivs)*ivPackMin {
+		t.Fatalf("%d zero intervals packed into %d bytes, want %d", len(ivs), len(p), 1+len(ivs)*ivPackMin)
+	}
+	got, err := decodeIvs(nil, p, 0, -1)
+	if err != nil || !slices.Equal(got, ivs) {
+		t.Fatalf("back %v, %v", got, err)
+	}
+}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"encoding/binary"
+	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -26,21 +28,87 @@ import (
 //	[ext]  Cont | Open<<1 | Forced<<2 | Pinned<<3 | SelfJoin<<4 | BeforeEvents<<5 | Restated<<6 | more<<7
 //	[more] since | objNum<<1 | otherWide<<2 | firstWide<<3 | raw<<4
 //	[raw]  State, Wake, Timeout, a byte each (when one does not fit its bits)
-//	uvarint zigzag(Start - the interval before's End)
-//	uvarint End - Start (as uint64: any End comes back)
+//	lens   lenCode(start's bytes) | lenCode(end's)<<3 | stackCode<<6
+//	start  zigzag(Start - the interval before's End), its bytes (0–8, little endian)
+//	end    End - Start (as uint64: any End comes back), likewise
 //	[since]  uvarint zigzag(Start - Since)
 //	[obj]    Object, 4 bytes
 //	[objNum] uvarint objNum
 //	[other]  Other, 4 bytes (8 when otherWide)
 //	first: 0 First is 0, 1 First is Other, 2 First follows: 4 bytes (8 when firstWide)
 //	[own]    uvarint ownFrom, uvarint zigzag(ownTo - ownFrom)
-//	uvarint Stack
+//	stack  Stack, 0, 1, 2 or 4 bytes (stackCode 0–3)
+//
+// The three fields every interval has are not varints but their bytes,
+// their lengths in lens (lenCode: 0–6 bytes as they are, 7 for 8): a
+// varint is read a byte at a time, a test, a mask and a shift each, and
+// the holders' pass reads every thread's intervals twice (the times in
+// nanoseconds, several bytes each): about half the decoder's instructions
+// were its varints' (cachegrind, foldcost.sh;
+// docs/perf/2026-12-05-holders-decode.md). The rarer fields stay varints.
 //
 // Every field comes back as it was (TestIvCodec), the unexported ones
 // too: the holders' pass reads ownFrom and ownTo.
 
-// ivPackMax is the most bytes an interval packs into.
-const ivPackMax = 2 + 2 + 3 + 10 + 10 + 10 + 4 + 5 + 8 + 8 + 5 + 10 + 5
+// ivPackMax is the most bytes an interval packs into (each of its
+// fixed-width fields written 8 bytes wide, then cut: appendIv).
+const ivPackMax = 2 + 2 + 3 + 1 + 8 + 8 + 10 + 4 + 5 + 8 + 8 + 5 + 10 + 8
+
+// ivPackMin is the fewest bytes an interval packs into: h0, h1 and lens.
+const ivPackMin = 3
+
+// lenBytes is the bytes lens' 3-bit codes of start and end stand for,
+// stackBytes its 2-bit code of stack's.
+var (
+	lenBytes   = [8]int{0, 1, 2, 3, 4, 5, 6, 8}
+	stackBytes = [4]int{0, 1, 2, 4}
+)
+
+// lenMask keeps the low n bytes of a uint64.
+var lenMask = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff, math.MaxUint64}
+
+// lenCode is the code of x's bytes in lens, and how many it writes.
+func lenCode(x uint64) (byte, int) {
+	n := (bits.Len64(x) + 7) >> 3
+	if n >= 7 {
+		return 7, 8
+	}
+	return byte(n), n
+}
+
+// stackCode is the code of stack's bytes in lens, and how many it writes.
+func stackCode(x StackID) (byte, int) {
+	switch {
+	case x == 0:
+		return 0, 0
+	case x <= 0xff:
+		return 1, 1
+	case x <= 0xffff:
+		return 2, 2
+	}
+	return 3, 4
+}
+
+// fixedAt reads the n bytes (0–8) at p[i:], little endian, and returns
+// them and the index after; past p's end it panics (decodeIvs recovers).
+func fixedAt(p []byte, i, n int) (uint64, int) {
+	if len(p)-i >= 8 {
+		return binary.LittleEndian.Uint64(p[i:]) & lenMask[n], i + n
+	}
+	return fixedShort(p, i, n)
+}
+
+// fixedShort is fixedAt within 8 bytes of p's end.
+func fixedShort(p []byte, i, n int) (uint64, int) {
+	if n > len(p)-i {
+		panic(errIvs) // p[i:i+n] would read past len(p) up to cap(p)
+	}
+	var x uint64
+	for k, c := range p[i : i+n] {
+		x |= uint64(c) << (8 * k)
+	}
+	return x, i + n
+}
 
 const (
 	ivExt       = 1 << 7 // h0
@@ -159,8 +227,16 @@ func appendIv(dst []byte, iv *Interval, prevEnd format.Time) []byte {
 		}
 	}
 	b[0], b[1] = h0, h1
-	w += binary.PutUvarint(b[w:], zigzag(int64(iv.Start-prevEnd)))
-	w += binary.PutUvarint(b[w:], uint64(iv.End-iv.Start))
+	sv, ev := zigzag(int64(iv.Start-prevEnd)), uint64(iv.End-iv.Start)
+	sc, sn := lenCode(sv)
+	ec, en := lenCode(ev)
+	kc, kn := stackCode(iv.Stack)
+	b[w] = sc | ec<<3 | kc<<6
+	w++
+	binary.LittleEndian.PutUint64(b[w:], sv)
+	w += sn
+	binary.LittleEndian.PutUint64(b[w:], ev)
+	w += en
 	if more&ivSince != 0 {
 		w += binary.PutUvarint(b[w:], zigzag(int64(iv.Start-iv.Since)))
 	}
@@ -181,7 +257,8 @@ func appendIv(dst []byte, iv *Interval, prevEnd format.Time) []byte {
 		w += binary.PutUvarint(b[w:], uint64(iv.ownFrom))
 		w += binary.PutUvarint(b[w:], zigzag(int64(iv.ownTo)-int64(iv.ownFrom)))
 	}
-	w += binary.PutUvarint(b[w:], uint64(iv.Stack))
+	binary.LittleEndian.PutUint32(b[w:], uint32(iv.Stack))
+	w += kn
 	return dst[:n+w]
 }
 
@@ -210,74 +287,82 @@ func uvAtLong(p []byte, i int) (uint64, int) {
 	panic(errIvs) // longer than a uint64's
 }
 
-// decodeIv decodes the interval at p[i:] into iv (every field set), after
-// an interval that ended at prevEnd, and returns the index after it; past
-// p's end it panics (decodeIvs recovers).
-func decodeIv(iv *Interval, p []byte, i int, prevEnd format.Time) int {
-	h0, h1 := p[i], p[i+1]
-	i += 2
-	var ext, more byte
-	st, wk, to := State(h0&7), Wake(h0>>3&15), Timeout(h1&3)
-	if h0&ivExt != 0 {
-		ext = p[i]
-		i++
-		if ext&ivMore != 0 {
-			more = p[i]
+// decodeIvRun decodes the len(ivs) intervals at p[i:] into ivs (every
+// field set), the first after an interval that ended at prevEnd, and
+// returns the index after them; past p's end it panics (decodeIvs
+// recovers). A run at a call, not an interval a call: decodeIvs' loop
+// about the call of each was ~50 instructions an interval beside its
+// decode's ~330 (cachegrind, foldcost.sh).
+func decodeIvRun(ivs []Interval, p []byte, i int, prevEnd format.Time) int {
+	for k := range ivs {
+		iv := &ivs[k]
+		h0, h1 := p[i], p[i+1]
+		i += 2
+		var ext, more byte
+		st, wk, to := State(h0&7), Wake(h0>>3&15), Timeout(h1&3)
+		if h0&ivExt != 0 {
+			ext = p[i]
 			i++
-			if more&ivRaw != 0 {
-				st, wk, to = State(p[i]), Wake(p[i+1]), Timeout(p[i+2])
-				i += 3
+			if ext&ivMore != 0 {
+				more = p[i]
+				i++
+				if more&ivRaw != 0 {
+					st, wk, to = State(p[i]), Wake(p[i+1]), Timeout(p[i+2])
+					i += 3
+				}
 			}
 		}
-	}
-	var x uint64
-	x, i = uvAt(p, i)
-	start := prevEnd + format.Time(unzigzag(x))
-	x, i = uvAt(p, i)
-	end, since := start+format.Time(x), start
-	if more&ivSince != 0 {
-		x, i = uvAt(p, i)
-		since = start - format.Time(unzigzag(x))
-	}
-	var obj format.ObjectID
-	if h1&ivObj != 0 {
-		obj = format.ObjectID(binary.LittleEndian.Uint32(p[i:]))
-		i += 4
-	}
-	var num uint32
-	if more&ivObjNum != 0 {
-		x, i = uvAt(p, i)
-		num = uint32(x)
-	}
-	var other, first format.ThreadID
-	if h1&ivOther != 0 {
-		other, i = threadIDAt(p, i, more&ivOtherWide != 0)
-	}
-	switch h1 & ivFirstMask {
-	case ivFirstOne:
-		first = other
-	case ivFirstSet:
-		first, i = threadIDAt(p, i, more&ivFirstWide != 0)
-	case ivFirstMask:
-		panic(errIvs)
-	}
-	var from, upto uint32
-	if h1&ivOwn != 0 {
-		x, i = uvAt(p, i)
-		from = uint32(x)
-		x, i = uvAt(p, i)
-		upto = uint32(int64(from) + unzigzag(x))
-	}
-	x, i = uvAt(p, i)
-	*iv = Interval{
-		Start: start, End: end, Since: since, Object: obj, objNum: num, Other: other, First: first,
-		Stack: StackID(x), ownFrom: from, ownTo: upto,
-		State: st, Wake: wk, Acquire: h1&ivAcquire != 0, Timeout: to,
-	}
-	if ext != 0 {
-		// Its flags, set on few intervals (every one false without ext).
-		iv.Cont, iv.Open, iv.Forced, iv.Pinned = ext&1 != 0, ext&2 != 0, ext&4 != 0, ext&8 != 0
-		iv.SelfJoin, iv.BeforeEvents, iv.Restated = ext&16 != 0, ext&32 != 0, ext&64 != 0
+		lens := p[i]
+		var x uint64
+		x, i = fixedAt(p, i+1, lenBytes[lens&7])
+		start := prevEnd + format.Time(unzigzag(x))
+		x, i = fixedAt(p, i, lenBytes[lens>>3&7])
+		end, since := start+format.Time(x), start
+		if more&ivSince != 0 {
+			x, i = uvAt(p, i)
+			since = start - format.Time(unzigzag(x))
+		}
+		var obj format.ObjectID
+		if h1&ivObj != 0 {
+			obj = format.ObjectID(binary.LittleEndian.Uint32(p[i:]))
+			i += 4
+		}
+		var num uint32
+		if more&ivObjNum != 0 {
+			x, i = uvAt(p, i)
+			num = uint32(x)
+		}
+		var other, first format.ThreadID
+		if h1&ivOther != 0 {
+			other, i = threadIDAt(p, i, more&ivOtherWide != 0)
+		}
+		switch h1 & ivFirstMask {
+		case ivFirstOne:
+			first = other
+		case ivFirstSet:
+			first, i = threadIDAt(p, i, more&ivFirstWide != 0)
+		case ivFirstMask:
+			panic(errIvs)
+		}
+		var from, upto uint32
+		if h1&ivOwn != 0 {
+			x, i = uvAt(p, i)
+			from = uint32(x)
+			x, i = uvAt(p, i)
+			upto = uint32(int64(from) + unzigzag(x))
+		}
+		x, i = fixedAt(p, i, stackBytes[lens>>6])
+		*iv = Interval{
+			Start: start, End: end, Since: since, Object: obj, objNum: num, Other: other, First: first,
+			Stack: StackID(x), ownFrom: from, ownTo: upto,
+			State: st, Wake: wk, Acquire: h1&ivAcquire != 0, Timeout: to,
+		}
+		if ext != 0 {
+			// Its flags, set on few intervals (every one false without ext).
+			iv.Cont, iv.Open, iv.Forced, iv.Pinned = ext&1 != 0, ext&2 != 0, ext&4 != 0, ext&8 != 0
+			iv.SelfJoin, iv.BeforeEvents, iv.Restated = ext&16 != 0, ext&32 != 0, ext&64 != 0
+		}
+		prevEnd = end
 	}
 	return i
 }
@@ -295,29 +380,29 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 			err = errIvs
 		}
 	}()
-	var tmp Interval
+	var tmp [1]Interval
 	for i := 0; i < len(p) && want != 0; {
-		var n uint64
-		n, i = uvAt(p, i)
-		if n > uint64(len(p)) {
+		var u uint64
+		u, i = uvAt(p, i)
+		if u > uint64(len(p)-i)/ivPackMin {
+			// More than the bytes left hold: dst is grown by the
+			// count at once (a run), not as the intervals decode.
 			return dst, errIvs
 		}
+		n := int(u)
 		prevEnd := format.Time(0)
-		for ; n > 0 && want != 0; n-- {
-			if skip > 0 {
-				i = decodeIv(&tmp, p, i, prevEnd)
-				prevEnd = tmp.End
-				skip--
-				continue
-			}
-			if len(dst) == cap(dst) {
-				dst = slices.Grow(dst, 1)
-			}
-			dst = dst[:len(dst)+1]
-			iv := &dst[len(dst)-1]
-			i = decodeIv(iv, p, i, prevEnd)
-			prevEnd = iv.End
-			want--
+		for ; n > 0 && skip > 0; n, skip = n-1, skip-1 {
+			i = decodeIvRun(tmp[:], p, i, prevEnd)
+			prevEnd = tmp[0].End
+		}
+		if want >= 0 {
+			n = min(n, want)
+			want -= n
+		}
+		if n > 0 {
+			at := len(dst)
+			dst = slices.Grow(dst, n)[:at+n]
+			i = decodeIvRun(dst[at:], p, i, prevEnd)
 		}
 	}
 	if want > 0 {

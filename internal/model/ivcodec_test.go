@@ -228,7 +228,7 @@ func TestReadSpilled(t *testing.T) {
 	}
 }
 
-// TestIvCodecFields: the packing (appendIv, decodeIv) writes each of
+// TestIvCodecFields: the packing (appendIv, decodeIvRun) writes each of
 // Interval's fields by name; a field added to Interval would come back
 // from the spill as its zero value, silently. Fails with a field the
 // codec was not written for: pack it in ivcodec.go (and in randIv), then
@@ -243,5 +243,19 @@ func TestIvCodecFields(t *testing.T) {
 	}
 	if !slices.Equal(have, packed) {
 		t.Fatalf("Interval's fields %v, the packing's %v", have, packed)
+	}
+}
+
+// TestIvPackMin: zero intervals pack into ivPackMin bytes each, the
+// fewest decodeIvs lets a chunk's count claim, and come back.
+func TestIvPackMin(t *testing.T) {
+	ivs := make([]Interval, 5)
+	p := appendIvChunk(nil, ivs)
+	if len(p) != 1+len(ivs)*ivPackMin {
+		t.Fatalf("%d zero intervals packed into %d bytes, want %d", len(ivs), len(p), 1+len(ivs)*ivPackMin)
+	}
+	got, err := decodeIvs(nil, p, 0, -1)
+	if err != nil || !slices.Equal(got, ivs) {
+		t.Fatalf("back %v, %v", got, err)
 	}
 }

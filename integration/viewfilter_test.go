@@ -34,14 +34,7 @@ func TestViewThreadFilterSpilled(t *testing.T) {
 			t.Run(prog.main, func(t *testing.T) {
 				_, prefix := recordExpect(t, j, prog.main)
 				defer model.SetSealEveryEvent()()
-				rec, err := reader.Open(prefix)
-				if err != nil {
-					t.Fatal(err)
-				}
-				mem, err := model.Build(rec, model.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				rec, mem := buildModel(t, prefix)
 				rec2, err := reader.Open(prefix)
 				if err != nil {
 					t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -61,6 +62,7 @@ func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 		t.Fatal(err)
 	}
 	a.jvm = a.cmd.Process.Pid
+	noteTarget(t, a.jvm, a.stderr)
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -207,12 +209,41 @@ func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
 	case ok := <-seen:
 		if !ok {
 			<-o.done
-			t.Fatalf("orca %s ended (exit %d) without a line %q:\n%s", strings.Join(args, " "), o.code, want, o.stderr)
+			t.Fatalf("orca %s ended (exit %d) without a line %q:\n%s%s", strings.Join(args, " "), o.code, want, o.stderr, targetErr(args))
 		}
 	case <-time.After(javaTimeout / 2):
-		t.Fatalf("no line %q from orca %s within %v:\n%s", want, strings.Join(args, " "), javaTimeout/2, o.stderr)
+		t.Fatalf("no line %q from orca %s within %v:\n%s%s", want, strings.Join(args, " "), javaTimeout/2, o.stderr, targetErr(args))
 	}
 	return o
+}
+
+// targets holds the stderr of the JVMs the tests attach to, by pid (noteTarget): when an attach
+// fails, startOrca shows the target's, where the agent says why (which JVMTI capability or event
+// it could not have, say) — orca's own message only points there.
+var targets sync.Map // int → *testjvm.Buffer
+
+// noteTarget records the stderr of the JVM pid for startOrca, until the test ends.
+func noteTarget(t *testing.T, pid int, stderr *testjvm.Buffer) {
+	targets.Store(pid, stderr)
+	t.Cleanup(func() { targets.Delete(pid) })
+}
+
+// targetErr is the stderr of the JVM that orca's args attach to (--pid), when noted, for a
+// failure's message; "" otherwise.
+func targetErr(args []string) string {
+	i := slices.Index(args, "--pid")
+	if i < 0 || i+1 >= len(args) {
+		return ""
+	}
+	pid, err := strconv.Atoi(args[i+1])
+	if err != nil {
+		return ""
+	}
+	b, ok := targets.Load(pid)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the JVM's (pid %d) stderr:\n%s", pid, b.(*testjvm.Buffer))
 }
 
 // roundIn has Attachee run a round while orca records it with --duration, and fails the test

@@ -85,6 +85,7 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 		t.Fatal(err)
 	}
 	ended := make(chan struct{})
+	noteTarget(t, jvm.Process.Pid, &jerr)
 	go func() { jvm.Wait(); close(ended) }()
 	t.Cleanup(func() { jvm.Process.Kill(); <-ended })
 	pid := strconv.Itoa(jvm.Process.Pid)

@@ -228,14 +228,16 @@ func noteTarget(t *testing.T, pid int, stderr *testjvm.Buffer) {
 	t.Cleanup(func() { targets.Delete(pid) })
 }
 
-// targetErr is the stderr of the JVM that orca's args attach to (--pid), when noted, for a
-// failure's message; "" otherwise.
+// targetErr is the stderr of the JVM that orca's args attach to (record --pid PID, threads PID,
+// stop PID), when noted, for a failure's message; "" otherwise.
 func targetErr(args []string) string {
-	i := slices.Index(args, "--pid")
-	if i < 0 || i+1 >= len(args) {
-		return ""
+	var arg string
+	if i := slices.Index(args, "--pid"); i >= 0 && i+1 < len(args) {
+		arg = args[i+1]
+	} else if len(args) > 1 && (args[0] == "threads" || args[0] == "stop") {
+		arg = args[1]
 	}
-	pid, err := strconv.Atoi(args[i+1])
+	pid, err := strconv.Atoi(arg)
 	if err != nil {
 		return ""
 	}

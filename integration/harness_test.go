@@ -346,11 +346,12 @@ type result struct {
 	stdout, stderr string
 	code           int // exit status; -1 when killed by a signal
 	err            error
+	target         string // an orca that attached (--pid) and failed: the target JVM's stderr, when noted (targetErr)
 }
 
 func (r *result) String() string {
-	return fmt.Sprintf("command: %s\nexit status: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
-		r.cmd, r.code, r.err, tail(r.stdout, 4000), tail(r.stderr, 4000))
+	return fmt.Sprintf("command: %s\nexit status: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s%s",
+		r.cmd, r.code, r.err, tail(r.stdout, 4000), tail(r.stderr, 4000), tail(r.target, 4000))
 }
 
 func tail(s string, n int) string {
@@ -394,6 +395,10 @@ func runFor(t *testing.T, timeout time.Duration, dir string, name string, args .
 	err := cmd.Run()
 	r := &result{cmd: name + " " + strings.Join(args, " "), dir: dir, stdout: out.String(), stderr: errb.String(), err: err}
 	r.code = cmd.ProcessState.ExitCode()
+	if r.code != 0 && filepath.Base(name) == "orca" {
+		// An attach that failed: the agent says why on the JVM's stderr, orca only points there.
+		r.target = targetErr(args)
+	}
 	crash.Check(t, dir)
 	if ctx.Err() != nil {
 		t.Fatalf("timed out after %v:\n%s", timeout, r)

@@ -214,12 +214,40 @@ static void state_facts(void) {
     if (facts[i].value) counters_prop(facts[i].key, facts[i].value);
 }
 
+// LIVE_WAIT_MS bounds an attach's wait for the JVM's live phase (get_env).
+#define LIVE_WAIT_MS 10000
+
+// get_env is GetEnv for an attach that may come before the JVM is live.
+// HotSpot catches SIGQUIT and serves an attach (Threads::create_vm:
+// os::initialize_jdk_signal_support, then the attach listener) before it
+// initialises the module system and the system class loader (initPhase2,
+// initPhase3: a slow system class loader, a loaded machine) and enters the
+// live phase. JDK 21+ refuse the load until then ("only permitted in the
+// live phase": orca loads again); JDK 17-20 call Agent_OnAttach, where
+// GetEnv answers JNI_EDETACHED (JvmtiExport::get_jvmti_interface: an
+// environment only in the OnLoad and live phases). Returning would unload
+// the library (and its copy for another user's JVM, remove_own_copy, below),
+// so the Attach Listener waits here, in native: the JVM's start does not
+// wait for it.
+static jint get_env(JavaVM *vm, void **env, jint version) {
+  jint got;
+  for (int ms = 0; (got = (*vm)->GetEnv(vm, env, version)) == JNI_EDETACHED && ms < LIVE_WAIT_MS; ms += 5) usleep(5000);
+  return got;
+}
+
+// not_live is core_once's answer when the JVM did not become live (a
+// pointer compared, not a text: core_init tells its caller START_NOT_LIVE).
+static const char not_live[] = "the JVM did not finish starting (no JVMTI live phase) within 10 s of the attach; the agent is disabled: "
+                               "attach again once it runs";
+
 static const char *core_once(JavaVM *vm) {
   static int done;
   static char why[200];
   const char *err;
   if (done) return NULL;
-  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return "this JVM has no JVMTI 11; the agent is disabled";
+  jint got = get_env(vm, (void **)&jvmti, JVMTI_VERSION_11);
+  if (got == JNI_EDETACHED) return not_live;
+  if (got != JNI_OK) return "this JVM has no JVMTI 11; the agent is disabled";
   if ((err = ring_init((size_t)opt.buffer_mb << 20)) || (err = methods_init())) {
     snprintf(why, sizeof why, "%s; the agent is disabled", err);
     return why;
@@ -272,7 +300,7 @@ static const char *core_once(JavaVM *vm) {
 
 // What a failed start says to the caller of an attach (the `load`
 // command's return code; orca record --pid explains each).
-enum { START_OK, START_BAD_OPTIONS, START_BUSY, START_CANNOT_WRITE, START_NO_JVMTI, START_NOT_RECORDING };
+enum { START_OK, START_BAD_OPTIONS, START_BUSY, START_CANNOT_WRITE, START_NO_JVMTI, START_NOT_RECORDING, START_NOT_LIVE };
 
 // The mark of a running recording is in the process's environment, with
 // the pid, so that another copy of the agent (another library instance
@@ -317,7 +345,7 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
     return "";   // told: not a failure of this JVM's recording
   }
   if ((err = core_once(vm))) {
-    *code = START_NO_JVMTI;
+    *code = err == not_live ? START_NOT_LIVE : START_NO_JVMTI;
     return err;
   }
   static int recordings;
@@ -919,7 +947,9 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   (void)reserved;
   // HotSpot runs one attach command at a time (its Attach Listener thread).
   JNIEnv *env = NULL;
-  if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return START_NO_JVMTI;
+  jint got = get_env(vm, (void **)&env, JNI_VERSION_1_6);
+  if (got == JNI_EDETACHED) return START_NOT_LIVE;
+  if (got != JNI_OK || !env) return START_NO_JVMTI;
   const char *o = options ? options : "";
   options_switches();
   pthread_mutex_lock(&rec_lock);

@@ -26,7 +26,13 @@ const (
 	attachCannotOut = 3 // the JVM's user cannot write the prefix's directory
 	attachJVMTI     = 4 // the JVM lacks a capability or event the agent needs
 	attachNoneToEnd = 5 // stop: no recording runs (or none with the given prefix)
+	attachNotLive   = 6 // the JVM did not reach JVMTI's live phase while the agent waited (JDK 17-20)
 )
+
+// notLiveWait bounds how long orca loads the agent again into a JVM that refuses it until it is
+// live (JDK 21+); JDK 17-20 call the agent, which waits as long itself (agent/jvm/entry.c,
+// get_env).
+const notLiveWait = 10 * time.Second
 
 // stopPollEvery is how often orca record --pid checks that the JVM still runs.
 const stopPollEvery = 200 * time.Millisecond
@@ -296,11 +302,31 @@ func awaitStop(u ui, j *attach.Proc, answered <-chan struct{}, sigs <-chan os.Si
 // code. The agent rebinds natives the JVM bound already (and binds them
 // back at the stop), which HotSpot warns of on the application's stdout:
 // those warnings are kept off it.
+//
+// An attach can come before the JVM is live: HotSpot catches SIGQUIT and runs its attach
+// listener before it sets up the module system and the system class loader, and only a live
+// JVM takes an agent. JDK 21+ refuse the load then (attach.ErrNotLive): load tries again,
+// for at most notLiveWait.
 func load(vm *attach.VM, lib, opts string) (code int, err error) {
+	return loadWithin(vm, lib, opts, notLiveWait)
+}
+
+// loadWithin is load with its bound on the JVM's start.
+func loadWithin(vm *attach.VM, lib, opts string, wait time.Duration) (code int, err error) {
 	werr := vm.WithoutRebindWarnings(func() error {
-		code, _, err = vm.Load(lib, opts)
-		return err
+		deadline := time.Now().Add(wait)
+		for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+			code, _, err = vm.Load(lib, opts)
+			if !errors.Is(err, attach.ErrNotLive) || time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(delay)
+		}
 	})
+	if errors.Is(err, attach.ErrNotLive) {
+		err = fmt.Errorf("%w: pid %d did not finish starting within %v (JVMTI's live phase, where an agent may be loaded): attach again once it runs",
+			err, vm.PID, wait)
+	}
 	if err == nil {
 		err = werr
 	}
@@ -387,11 +413,19 @@ func startError(code int, j *attach.Proc, prefix, opts string) error {
 	case attachJVMTI:
 		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+
 			"another agent may hold it, or this JVM is not a HotSpot JDK 17+; start it with the agent instead (orca record -- COMMAND)", j.PID)
+	case attachNotLive:
+		msg = notLiveMsg(j.PID)
 	default:
 		msg = fmt.Sprintf("the agent in pid %d did not start (Agent_OnAttach returned %d; the reason is on the JVM's stderr): "+
 			"an orca built before attaching was supported? rebuild with make", j.PID, code)
 	}
 	return exitError{1, "record --pid: " + msg}
+}
+
+// notLiveMsg explains attachNotLive.
+func notLiveMsg(pid int) string {
+	return fmt.Sprintf("the JVM (pid %d) did not finish starting within %v of the attach (JVMTI's live phase, where an agent may run; "+
+		"its attach listener runs before: a slow system class loader, a loaded machine?): attach again once it runs", pid, notLiveWait)
 }
 
 // jvmFacts is what orca tells about the JVM it attached to.

@@ -207,6 +207,7 @@ func TestAttachCodes(t *testing.T) {
 		{attachRunning, "stop it with orca stop 4242, then attach again"},
 		{attachCannotOut, "cannot create /srv/r.*: choose a directory that user can write with -o (e.g. -o /tmp/r)"},
 		{attachJVMTI, "lacks a JVMTI capability"},
+		{attachNotLive, "did not finish starting within 10s of the attach"},
 		{-1, "Agent_OnAttach returned -1"},
 	} {
 		err := startError(c.code, j, "/srv/r", "prefix=/srv/r")

@@ -197,6 +197,8 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	case attachJVMTI:
 		return nil, exitError{1, fmt.Sprintf("threads: the JVM (pid %d) lacks a JVMTI capability the agent needs (which: on the JVM's stderr): "+
 			"another agent may hold it, or this JVM is not a HotSpot JDK 17+", pid)}
+	case attachNotLive:
+		return nil, exitError{1, "threads: " + notLiveMsg(pid)}
 	default:
 		return nil, exitError{1, fmt.Sprintf("threads: the agent in pid %d did not take the snapshot (Agent_OnAttach returned %d; the reason is on the JVM's stderr)", pid, code)}
 	}

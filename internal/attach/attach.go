@@ -39,6 +39,7 @@ var (
 	ErrTimeout        = errors.New("the JVM's attach listener did not start")
 	ErrPermission     = errors.New("permission denied")
 	ErrStopped        = errors.New("the JVM is stopped")
+	ErrNotLive        = errors.New("the JVM is still starting")
 )
 
 // DefaultTimeout bounds the wait for the attach listener to start: HotSpot's own client waits
@@ -529,6 +530,12 @@ func (vm *VM) Load(path, options string) (code int, out string, err error) {
 	hint := ""
 	if strings.Contains(msg, "EnableDynamicAgentLoading") {
 		hint = " (it runs with -XX:-EnableDynamicAgentLoading: restart it without that option)"
+	}
+	if strings.Contains(msg, "only permitted in the live phase") {
+		// JDK 21+ before the JVM's live phase: its attach listener serves commands while the
+		// module system and the system class loader are being set up; the library was not
+		// loaded, and a later load can succeed.
+		return code, out, fmt.Errorf("%w: loading agent %s into pid %d: the JVM answered code %d: %s", ErrNotLive, path, vm.PID, code, shown(msg))
 	}
 	return code, out, fmt.Errorf("loading agent %s into pid %d: the JVM answered code %d: %s%s", path, vm.PID, code, shown(msg), hint)
 }

@@ -300,7 +300,11 @@ static const char *core_once(JavaVM *vm) {
 
 // What a failed start says to the caller of an attach (the `load`
 // command's return code; orca record --pid explains each).
-enum { START_OK, START_BAD_OPTIONS, START_BUSY, START_CANNOT_WRITE, START_NO_JVMTI, START_NOT_RECORDING, START_NOT_LIVE };
+// START_NO_THREAD: a thread of the agent's could not be made (the writer:
+// the process at its limit of threads). cmd/orca/attach.go has the same
+// numbers (TestAttachCodesAgree).
+enum { START_OK, START_BAD_OPTIONS, START_BUSY, START_CANNOT_WRITE, START_NO_JVMTI, START_NOT_RECORDING, START_NOT_LIVE,
+       START_NO_THREAD };
 
 // The mark of a running recording is in the process's environment, with
 // the pid, so that another copy of the agent (another library instance
@@ -919,7 +923,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     lease_close();
     writer_stop();
     mark("");
-    return START_NO_JVMTI;
+    return START_NO_THREAD;
   }
   live_init(env, self, 1);
   int64_t t1 = clock_now();

@@ -547,8 +547,15 @@ static void *run(void *arg) {
 static int running;   // the writer thread runs (writer_start)
 
 const char *writer_start(void) {
+  static char why[120];
   sink_info(0, enc.unrestated);
-  if (pthread_create(&thread, NULL, run, NULL) != 0) return "cannot start the writer thread";
+  int e = pthread_create(&thread, NULL, run, NULL);
+  if (e != 0) {
+    // EAGAIN: the process or its user is at a limit of threads (ulimit -u,
+    // kernel.threads-max, a cgroup's pids.max).
+    snprintf(why, sizeof why, "cannot start the writer thread: %s", strerror(e));
+    return why;
+  }
   running = 1;
   return NULL;
 }

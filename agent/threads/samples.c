@@ -982,6 +982,19 @@ static int another_copy(const struct sigaction *old) {
   return !strcmp(a ? a + 1 : theirs.dli_fname, b ? b + 1 : ours.dli_fname);
 }
 
+// pin_library keeps this library mapped until the process ends, once its
+// SIGPROF handler is to be installed (the handler is never taken back:
+// samples_stop). HotSpot unloads an attached library whose Agent_OnAttach
+// fails, and a start can fail after the samplers began (no writer thread:
+// START_NO_THREAD): the handler, or one still running, would then point
+// into unmapped code, and the next attach would find it dangling and take
+// it for another profiler's (no samples for the JVM's life). Best effort:
+// linked into a program (the unit tests) there is nothing to unload.
+static void pin_library(void) {
+  Dl_info self;
+  if (dladdr((void *)on_signal, &self) && self.dli_fname) dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 // choose_clock: perf_events' task clock when this process may open one
 // for its own threads (kernel and user time: CAP_PERFMON, or
 // perf_event_paranoid <= 1; user time alone: paranoid 2), tried on the
@@ -1045,6 +1058,7 @@ const char *samples_start(void) {
       fact_ll(ORCA_INFO_SAMPLE_WALL_NS, 0);
       return "SIGPROF has a handler already (another profiler: async-profiler, JFR's jdk.CPUTimeSample): no samples";
     }
+    pin_library();
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;

@@ -27,6 +27,7 @@ const (
 	attachJVMTI     = 4 // the JVM lacks a capability or event the agent needs
 	attachNoneToEnd = 5 // stop: no recording runs (or none with the given prefix)
 	attachNotLive   = 6 // the JVM did not reach JVMTI's live phase while the agent waited (JDK 17-20)
+	attachNoThread  = 7 // the agent could not start its writer thread (the process at its limit of threads)
 )
 
 // notLiveWait bounds how long orca loads the agent again into a JVM that refuses it until it is
@@ -415,6 +416,10 @@ func startError(code int, j *attach.Proc, prefix, opts string) error {
 			"another agent may hold it, or this JVM is not a HotSpot JDK 17+; start it with the agent instead (orca record -- COMMAND)", j.PID)
 	case attachNotLive:
 		msg = notLiveMsg(j.PID)
+	case attachNoThread:
+		msg = fmt.Sprintf("the agent in pid %d could not start its writer thread (why: on the JVM's stderr; EAGAIN is a limit of threads: "+
+			"the user's ulimit -u, kernel.threads-max, a cgroup's pids.max): nothing was recorded and the JVM runs on; "+
+			"raise the limit or attach when it runs fewer threads", j.PID)
 	default:
 		msg = fmt.Sprintf("the agent in pid %d did not start (Agent_OnAttach returned %d; the reason is on the JVM's stderr): "+
 			"an orca built before attaching was supported? rebuild with make", j.PID, code)

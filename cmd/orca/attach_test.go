@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,6 +209,7 @@ func TestAttachCodes(t *testing.T) {
 		{attachCannotOut, "cannot create /srv/r.*: choose a directory that user can write with -o (e.g. -o /tmp/r)"},
 		{attachJVMTI, "lacks a JVMTI capability"},
 		{attachNotLive, "did not finish starting within 10s of the attach"},
+		{attachNoThread, "could not start its writer thread"},
 		{-1, "Agent_OnAttach returned -1"},
 	} {
 		err := startError(c.code, j, "/srv/r", "prefix=/srv/r")
@@ -302,5 +304,32 @@ func TestSummaryAsJVMUser(t *testing.T) {
 	printOwn(ui{stderr: &out}, pre, "s1")
 	if !strings.Contains(out.String(), "SECRET") {
 		t.Errorf("as root, the summary did not read the linked file:\n%s", out.String())
+	}
+}
+
+// TestAttachCodesAgree: the codes orca explains are the numbers the agent returns (the enum
+// of agent/jvm/entry.c, START_*), name by name; a code added on one side fails here.
+func TestAttachCodesAgree(t *testing.T) {
+	src, err := os.ReadFile("../../agent/jvm/entry.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)enum \{ (START_OK,[^}]*)\};`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("agent/jvm/entry.c: no enum { START_OK, ... }")
+	}
+	want := map[string]int{
+		"START_OK": attachOK, "START_BAD_OPTIONS": attachBadOption, "START_BUSY": attachRunning,
+		"START_CANNOT_WRITE": attachCannotOut, "START_NO_JVMTI": attachJVMTI, "START_NOT_RECORDING": attachNoneToEnd,
+		"START_NOT_LIVE": attachNotLive, "START_NO_THREAD": attachNoThread,
+	}
+	names := strings.FieldsFunc(string(m[1]), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
+	if len(names) != len(want) {
+		t.Errorf("the agent has %d codes %v, orca explains %d", len(names), names, len(want))
+	}
+	for i, n := range names {
+		if c, ok := want[n]; !ok || c != i {
+			t.Errorf("the agent's %s is %d; orca's constant for it: %d (known: %v)", n, i, c, ok)
+		}
 	}
 }

@@ -674,8 +674,8 @@ type chainSweep struct {
 	// ended before the bucket it orders: what it holds is what is under
 	// way then, not every release of the run (0.59 GB of c5G-slow5's
 	// report, 120 MB of c1G's, held until the sweep). relOf: by node, its
-	// run in rels + 1 (0 for none) and where its window's first release
-	// begins (relGate); relLocks: the locks by their index in a run
+	// run in rels + 1 (0 for none) and the gap after its window in which
+	// it released nothing (relGate); relLocks: the locks by their index in a run
 	// (relLockOf).
 	relOf      []relGate
 	relShift   uint8
@@ -807,19 +807,23 @@ type sweepAcc struct {
 const noAcc = -2
 
 // relGate is a node's entry of chainSweep.relOf: its run in rels + 1 (0:
-// it released no lock others contended for), and q, where the first of
-// its releases that may still cut an edge begins (the first of its window
-// when splitReleased last read it: those after end after the base of the
-// bucket being ordered, and begin later): 0 when not known, math.MaxUint32
-// when none is left, else 1 + that start less chainSweep.lo, shifted right
-// by relShift (rounded down: a bound below). An edge that ends at or
-// before it overlaps none of the node's releases (splitReleased): 95 % of
-// c128's edges to holders with releases, told so by this one entry of 8
+// it released no lock others contended for), and the gap between its
+// releases that splitReleased last read: w, where the last of its window
+// ends (none: chainSweep.lo), less lo, shifted right by relShift (rounded
+// up: a bound above); q, where the first release after the window begins
+// (its next, not yet read): 0 when not known, math.MaxUint32 when none is
+// left, else 1 + that start less lo, shifted right by relShift (rounded
+// down: a bound below). An edge that begins at or after w and ends at or
+// before q overlaps none of the node's releases (splitReleased): 95 % of
+// c128's edges to holders with releases, told so by this one entry of 12
 // bytes, where the window's (relRun, its relSpans) were two misses of the
-// cache or three.
+// cache or three. With q alone the start of the window's first release,
+// the edges after a release still in the window (1.01 M of the 1.47 M
+// calls of releasesIn at c128, which cut 1 935) each looked the window up
+// to find none; w costs 4 bytes a node (1.1 MB at c1G).
 type relGate struct {
-	run int32
-	q   uint32
+	run  int32
+	q, w uint32
 }
 
 // relSpan is a stretch [a, b) in which a thread had released
@@ -2000,8 +2004,9 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		return buf
 	}
 	g := &s.relOf[y]
-	if g.run == 0 || g.q == math.MaxUint32 || g.q > 0 && format.Time(g.q-1)<<s.relShift >= e.b-s.lo {
-		return buf // no release of y begins before e ends (relGate)
+	if g.run == 0 || g.q > 0 && (g.q == math.MaxUint32 || format.Time(g.q-1)<<s.relShift >= e.b-s.lo) &&
+		format.Time(g.w)<<s.relShift <= e.a-s.lo {
+		return buf // e is in the gap between y's releases (relGate)
 	}
 	on := s.ons[e.lk]
 	var ref model.LockRef
@@ -2014,12 +2019,17 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		return buf
 	}
 	rs, next, more := s.releasesIn(int32(y), k, e.b)
-	if len(rs) > 0 {
-		next, more = rs[0].a, true
-	}
-	g.q = math.MaxUint32
+	g.q, g.w = math.MaxUint32, 0
 	if more {
 		g.q = 1 + uint32(min(max(next-s.lo, 0)>>s.relShift, math.MaxUint32-2))
+	}
+	if len(rs) > 0 {
+		unit := format.Time(1)<<s.relShift - 1
+		if w := (max(rs[len(rs)-1].b-s.lo, 0) + unit) >> s.relShift; w < math.MaxUint32 {
+			g.w = uint32(w)
+		} else {
+			g.q = 0 // no bound: not known
+		}
 	}
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a

@@ -680,9 +680,8 @@ type chainSweep struct {
 	relOf      []relGate
 	relShift   uint8
 	rels       []relRun
-	relWins    []relWin        // by relWinOf; relFree: those let go
-	relWinOf   map[int32]int32 // by run, its window in relWins, while it has one
-	relExp     [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
+	relWins    []relWin  // by relRun.win; relFree: those let go
+	relExp     [][]int32 // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
 	relFree    []int32
 	relMem     [][]byte // without a spill: by run, its bytes still to read
 	relLocks   []model.LockRef
@@ -760,16 +759,19 @@ type sweepNode struct {
 // it): one for every thread that released a contended lock (1.33 M at 5
 // GB), where a window in each was 56 bytes a run (135 MB of c5G-slow5's
 // report's live heap at its peak). Its window, while it holds releases,
-// is in relWins by relWinOf.
+// is relWins[win-1] (0: none): where a map by run held it, its look-up
+// was ~0.41 CPU-s of c1G's report; the index costs 8 bytes a run (as
+// padded: 2.2 MB of c1G's 277 K threads at most).
 type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
+	win   int32
 }
 
 // relWin is a run's window while it holds releases: win those read that
 // may still cut an edge, in time order (each begun before the end of an
 // edge that asked, none ended before the bucket it was trimmed for last,
-// trimK). A run whose window is empty has none (relWinOf): a window held
+// trimK). A run whose window is empty has none (relRun.win): a window held
 // the first release that begins after the edges asked for alone, for
 // every holder with releases left, and the releases no edge asked for
 // again since, with the largest arrays a window had had (162 MB of
@@ -1111,7 +1113,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relNode = nil
 	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
-	s.relWins, s.relWinOf, s.relFree, s.relExp = nil, nil, nil, nil
+	s.relWins, s.relFree, s.relExp = nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
 	s.nd, s.hist, s.histOf = make([]sweepNode, nn), nil, make([]int32, nn)
@@ -1546,7 +1548,7 @@ func (s *chainSweep) endReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
-	wi, open := s.relWinOf[x]
+	wi, open := r.win-1, r.win != 0
 	if !open && !s.relLeft(x) {
 		return nil, 0, false // read and let go
 	}
@@ -1615,10 +1617,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 					wi = int32(len(s.relWins))
 					s.relWins = append(s.relWins, relWin{})
 				}
-				if s.relWinOf == nil {
-					s.relWinOf = map[int32]int32{}
-				}
-				s.relWinOf[x], open = wi, true
+				r.win, open = wi+1, true
 				rw = &s.relWins[wi]
 				rw.trimK = int32(k)
 			}
@@ -1671,7 +1670,7 @@ func (s *chainSweep) letGoWin(x, wi int32) {
 		rw.win = nil
 	}
 	rw.win, rw.rest, rw.expK = rw.win[:0], rw.rest[:0], 0
-	delete(s.relWinOf, x)
+	s.rels[x].win = 0
 	s.relFree = append(s.relFree, wi)
 }
 
@@ -1701,8 +1700,8 @@ func (s *chainSweep) expire(k int) {
 	}
 	base := s.base(k)
 	for _, x := range s.relExp[k] {
-		wi, ok := s.relWinOf[x]
-		if !ok {
+		wi := s.rels[x].win - 1
+		if wi < 0 {
 			continue
 		}
 		rw := &s.relWins[wi]

@@ -595,8 +595,8 @@ func TestReleasesInWindow(t *testing.T) {
 			s.addRelease(a, a+10, model.LockRef{Object: format.ObjectID(1 + i%3)})
 		}
 		s.endReleases()
-		if win, next, more := s.releasesIn(0, 0, 0); len(win) != 0 || next != 0 || !more || len(s.relWinOf) != 0 {
-			t.Fatalf("spill %v, an edge ending at 0: a window of %d releases (next %d, more %v, %d windows), want none, 0, true, none", sp != nil, len(win), next, more, len(s.relWinOf))
+		if win, next, more := s.releasesIn(0, 0, 0); len(win) != 0 || next != 0 || !more || len(s.relWins)-len(s.relFree) != 0 {
+			t.Fatalf("spill %v, an edge ending at 0: a window of %d releases (next %d, more %v, %d windows), want none, 0, true, none", sp != nil, len(win), next, more, len(s.relWins)-len(s.relFree))
 		}
 		for _, b := range []format.Time{550, 551, 5_000, 19_950, 30_000} {
 			win, next, more := s.releasesIn(0, 0, b)
@@ -631,10 +631,10 @@ func TestReleasesInWindow(t *testing.T) {
 		if len(win) != 1 || win[0].a != 3_000 || next != 3_100 || !more {
 			t.Fatalf("spill %v, bucket 3: a window of %+v, next %d (more %v), want the release at 3 000 alone, 3 100", sp != nil, win, next, more)
 		}
-		if win, _, _ = s.releasesIn(0, 4, 4_000); len(win) != 0 || len(s.relWinOf) != 0 {
-			t.Fatalf("spill %v, bucket 4, an edge ending at its base: a window of %+v, %d windows, want none", sp != nil, win, len(s.relWinOf))
+		if win, _, _ = s.releasesIn(0, 4, 4_000); len(win) != 0 || len(s.relWins)-len(s.relFree) != 0 {
+			t.Fatalf("spill %v, bucket 4, an edge ending at its base: a window of %+v, %d windows, want none", sp != nil, win, len(s.relWins)-len(s.relFree))
 		}
-		if win, _, more = s.releasesIn(0, 5, 1<<40); len(win) != 0 || more || len(s.relWinOf) != 0 {
+		if win, _, more = s.releasesIn(0, 5, 1<<40); len(win) != 0 || more || len(s.relWins)-len(s.relFree) != 0 {
 			// Bucket 5's base (5 000) is after the last release's end.
 			t.Fatalf("spill %v, bucket 5: a window of %d releases (more %v), want none left", sp != nil, len(win), more)
 		}
@@ -669,12 +669,12 @@ func TestReleasesExpire(t *testing.T) {
 		t.Fatalf("node 1, to 2 550: a window of %d releases, want 16 (1 001 to 2 501)", len(win))
 	}
 	s.expire(2)
-	if _, ok := s.relWinOf[1]; !ok || len(s.relWinOf) != 1 {
-		t.Fatalf("at bucket 2: windows %v, want node 1's alone", s.relWinOf)
+	if s.rels[1].win == 0 || len(s.relWins)-len(s.relFree) != 1 {
+		t.Fatalf("at bucket 2: windows of runs 0, 1 %d, %d, want node 1's alone", s.rels[0].win, s.rels[1].win)
 	}
 	s.expire(3)
-	if len(s.relWinOf) != 0 || len(s.relFree) != 2 {
-		t.Fatalf("at bucket 3: windows %v (%d free), want none (2)", s.relWinOf, len(s.relFree))
+	if len(s.relWins)-len(s.relFree) != 0 || len(s.relFree) != 2 {
+		t.Fatalf("at bucket 3: %d windows (%d free), want none (2)", len(s.relWins)-len(s.relFree), len(s.relFree))
 	}
 	// Read on from where they were: node 0 from 1 300.
 	if win, next, _ := s.releasesIn(0, 4, 4_150); len(win) != 2 || win[0].a != 4_000 || next != 4_200 {

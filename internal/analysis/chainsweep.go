@@ -674,15 +674,14 @@ type chainSweep struct {
 	// ended before the bucket it orders: what it holds is what is under
 	// way then, not every release of the run (0.59 GB of c5G-slow5's
 	// report, 120 MB of c1G's, held until the sweep). relOf: by node, its
-	// run in rels + 1 (0 for none) and where its window's first release
-	// begins (relGate); relLocks: the locks by their index in a run
+	// run in rels + 1 (0 for none) and the gap after its window in which
+	// it released nothing (relGate); relLocks: the locks by their index in a run
 	// (relLockOf).
 	relOf      []relGate
 	relShift   uint8
 	rels       []relRun
-	relWins    []relWin        // by relWinOf; relFree: those let go
-	relWinOf   map[int32]int32 // by run, its window in relWins, while it has one
-	relExp     [][]int32       // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
+	relWins    []relWin  // by relRun.win; relFree: those let go
+	relExp     [][]int32 // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
 	relFree    []int32
 	relMem     [][]byte // without a spill: by run, its bytes still to read
 	relLocks   []model.LockRef
@@ -760,16 +759,19 @@ type sweepNode struct {
 // it): one for every thread that released a contended lock (1.33 M at 5
 // GB), where a window in each was 56 bytes a run (135 MB of c5G-slow5's
 // report's live heap at its peak). Its window, while it holds releases,
-// is in relWins by relWinOf.
+// is relWins[win-1] (0: none): where a map by run held it, its look-up
+// was ~0.41 CPU-s of c1G's report; the index costs 8 bytes a run (as
+// padded: 2.2 MB of c1G's 277 K threads at most).
 type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
+	win   int32
 }
 
 // relWin is a run's window while it holds releases: win those read that
 // may still cut an edge, in time order (each begun before the end of an
 // edge that asked, none ended before the bucket it was trimmed for last,
-// trimK). A run whose window is empty has none (relWinOf): a window held
+// trimK). A run whose window is empty has none (relRun.win): a window held
 // the first release that begins after the edges asked for alone, for
 // every holder with releases left, and the releases no edge asked for
 // again since, with the largest arrays a window had had (162 MB of
@@ -807,19 +809,24 @@ type sweepAcc struct {
 const noAcc = -2
 
 // relGate is a node's entry of chainSweep.relOf: its run in rels + 1 (0:
-// it released no lock others contended for), and q, where the first of
-// its releases that may still cut an edge begins (the first of its window
-// when splitReleased last read it: those after end after the base of the
-// bucket being ordered, and begin later): 0 when not known, math.MaxUint32
-// when none is left, else 1 + that start less chainSweep.lo, shifted right
-// by relShift (rounded down: a bound below). An edge that ends at or
-// before it overlaps none of the node's releases (splitReleased): 95 % of
-// c128's edges to holders with releases, told so by this one entry of 8
-// bytes, where the window's (relRun, its relSpans) were two misses of the
-// cache or three.
+// it released no lock others contended for), and the gap between its
+// releases that splitReleased last read: w, where the last of its window
+// ends (none: chainSweep.lo), less lo, shifted right by relShift (rounded
+// up: a bound above); q, where the first release after the window begins
+// (its next, not yet read): 0 when not known, math.MaxUint32 when none is
+// left, else 1 + that start less lo, shifted right by relShift (rounded
+// down: a bound below). An edge that begins at or after w and ends at or
+// before q overlaps none of the node's releases (splitReleased): most of
+// c128's edges to holders with releases (95 % with q alone), told so by
+// this one entry of 12 bytes, where the window's (relRun, its relSpans)
+// were two misses of the cache or three. With q alone the start of the
+// window's first release, the edges after a release still in the window
+// (1.01 M of the 1.47 M calls of releasesIn at c128, which cut 1 935)
+// each looked the window up to find none: 0.77 M calls now; w costs 4
+// bytes a node (1.1 MB at c1G).
 type relGate struct {
-	run int32
-	q   uint32
+	run  int32
+	q, w uint32
 }
 
 // relSpan is a stretch [a, b) in which a thread had released
@@ -1107,7 +1114,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relNode = nil
 	s.ids = slices.Clone(s.ids)
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
-	s.relWins, s.relWinOf, s.relFree, s.relExp = nil, nil, nil, nil
+	s.relWins, s.relFree, s.relExp = nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
 	s.nd, s.hist, s.histOf = make([]sweepNode, nn), nil, make([]int32, nn)
@@ -1542,7 +1549,7 @@ func (s *chainSweep) endReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, next format.Time, more bool) {
 	x := s.relOf[y].run - 1
 	r := &s.rels[x]
-	wi, open := s.relWinOf[x]
+	wi, open := r.win-1, r.win != 0
 	if !open && !s.relLeft(x) {
 		return nil, 0, false // read and let go
 	}
@@ -1611,10 +1618,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 					wi = int32(len(s.relWins))
 					s.relWins = append(s.relWins, relWin{})
 				}
-				if s.relWinOf == nil {
-					s.relWinOf = map[int32]int32{}
-				}
-				s.relWinOf[x], open = wi, true
+				r.win, open = wi+1, true
 				rw = &s.relWins[wi]
 				rw.trimK = int32(k)
 			}
@@ -1667,7 +1671,7 @@ func (s *chainSweep) letGoWin(x, wi int32) {
 		rw.win = nil
 	}
 	rw.win, rw.rest, rw.expK = rw.win[:0], rw.rest[:0], 0
-	delete(s.relWinOf, x)
+	s.rels[x].win = 0
 	s.relFree = append(s.relFree, wi)
 }
 
@@ -1697,8 +1701,8 @@ func (s *chainSweep) expire(k int) {
 	}
 	base := s.base(k)
 	for _, x := range s.relExp[k] {
-		wi, ok := s.relWinOf[x]
-		if !ok {
+		wi := s.rels[x].win - 1
+		if wi < 0 {
 			continue
 		}
 		rw := &s.relWins[wi]
@@ -2000,8 +2004,9 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		return buf
 	}
 	g := &s.relOf[y]
-	if g.run == 0 || g.q == math.MaxUint32 || g.q > 0 && format.Time(g.q-1)<<s.relShift >= e.b-s.lo {
-		return buf // no release of y begins before e ends (relGate)
+	if g.run == 0 || g.q > 0 && (g.q == math.MaxUint32 || format.Time(g.q-1)<<s.relShift >= e.b-s.lo) &&
+		format.Time(g.w)<<s.relShift <= e.a-s.lo {
+		return buf // e is in the gap between y's releases (relGate)
 	}
 	on := s.ons[e.lk]
 	var ref model.LockRef
@@ -2014,12 +2019,17 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		return buf
 	}
 	rs, next, more := s.releasesIn(int32(y), k, e.b)
-	if len(rs) > 0 {
-		next, more = rs[0].a, true
-	}
-	g.q = math.MaxUint32
+	g.q, g.w = math.MaxUint32, 0
 	if more {
 		g.q = 1 + uint32(min(max(next-s.lo, 0)>>s.relShift, math.MaxUint32-2))
+	}
+	if len(rs) > 0 {
+		unit := format.Time(1)<<s.relShift - 1
+		if w := (max(rs[len(rs)-1].b-s.lo, 0) + unit) >> s.relShift; w < math.MaxUint32 {
+			g.w = uint32(w)
+		} else {
+			g.q = 0 // no bound: not known
+		}
 	}
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a

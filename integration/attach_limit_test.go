@@ -24,7 +24,7 @@ func TestAttachThreadLimit(t *testing.T) {
 		dir := newDir(t)
 		cg := filepath.Join(base, fmt.Sprintf("orca-test-%d-%d", os.Getpid(), j.feature))
 		if err := os.Mkdir(cg, 0o755); err != nil {
-			t.Skipf("cannot make a pids cgroup (%v): skipped", err)
+			skipf(t, "cannot make a pids cgroup (%v): skipped", err)
 		}
 		t.Cleanup(func() { os.Remove(cg) }) // after the JVM's end (cleanups run last first)
 		a := startAttachee(t, j, dir)
@@ -71,7 +71,7 @@ func TestAttachThreadLimit(t *testing.T) {
 func pidsCgroup(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("not root: no cgroup to limit a JVM's threads with: skipped")
+		skipf(t, "not root: no cgroup to limit a JVM's threads with: skipped")
 	}
 	if st, err := os.Stat("/sys/fs/cgroup/pids/cgroup.procs"); err == nil && st.Mode().IsRegular() {
 		return "/sys/fs/cgroup/pids"
@@ -79,7 +79,7 @@ func pidsCgroup(t *testing.T) string {
 	if b, err := os.ReadFile("/sys/fs/cgroup/cgroup.subtree_control"); err == nil && strings.Contains(string(b), "pids") {
 		return "/sys/fs/cgroup"
 	}
-	t.Skip("no pids cgroup controller (v1 /sys/fs/cgroup/pids, or v2 with pids in cgroup.subtree_control): skipped")
+	skipf(t, "no pids cgroup controller (v1 /sys/fs/cgroup/pids, or v2 with pids in cgroup.subtree_control): skipped")
 	return ""
 }
 

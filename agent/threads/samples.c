@@ -1128,6 +1128,21 @@ void samples_stop(void) {
   atomic_store(&live, 0);
   // No sample from here: a signal still in flight is ignored, not lost.
   atomic_store_explicit(&on, 0, memory_order_seq_cst);
+  // The handlers that saw on set end before any slot is marked dead: the
+  // writer still drains while the stop runs (on_vm_death, stop_recording:
+  // writer_stop comes after), and a drain frees a dead slot's ring; a
+  // handler descheduled inside its walk wrote into a ring freed so (a
+  // JVM crashed in sring_put, TestSamplesStopInFlight in a loaded full
+  // suite). A walk takes microseconds, a descheduled one longer; past a
+  // second the rings are kept instead (a leak, told in .info).
+  for (int i = 0; atomic_load_explicit(&handlers, memory_order_seq_cst) > 0; i++) {
+    if (i == 2000) {
+      atomic_store(&rings_kept, 1);
+      fact_ll(ORCA_INFO_SAMPLE_RINGS_KEPT, 1);
+      break;
+    }
+    usleep(500);
+  }
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_mutex_lock(&wall_mu);
@@ -1160,17 +1175,6 @@ void samples_stop(void) {
       set_due(&slots[i]);
     }
   pthread_mutex_unlock(&slots_mu);
-  // The handlers that saw on set end before the writer's last drain frees
-  // their rings: a walk takes microseconds, a descheduled one longer; past
-  // a second the rings are kept instead (a leak, told in .info).
-  for (int i = 0; atomic_load_explicit(&handlers, memory_order_seq_cst) > 0; i++) {
-    if (i == 2000) {
-      atomic_store(&rings_kept, 1);
-      fact_ll(ORCA_INFO_SAMPLE_RINGS_KEPT, 1);
-      break;
-    }
-    usleep(500);
-  }
   // A signal sent before may still be delivered: the handler stays
   // installed (the default action of SIGPROF ends the process).
 }

@@ -61,7 +61,7 @@ typedef struct {
   const char *test_faults; // ORCA_TEST_FAULTS=SITE:N[,SITE:N]: one in N fault-safe reads of a site faults
   int test_owner_slots;    // ORCA_TEST_OWNER_SLOTS=N: the owner table capped at N slots
   int test_attach_gap_ms;  // ORCA_TEST_ATTACH_GAP_MS=MS: sleep between the attach's snapshot and the events' start
-  int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US after their walk
+  int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US between ring look-up and write
   int test_bogus_method;   // ORCA_TEST_BOGUS_METHOD=N: every Nth sample's top Java frame names a word that is no jmethodID
   int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (unless lockorder=no) takes MS longer
   int test_preempt_held_ms; // ORCA_TEST_PREEMPT_HELD_MS=MS: the read from the frames yields its CPU for MS after it, never waiting

@@ -182,8 +182,9 @@ static atomic_int handlers;
 // the rings of the dead slots are not freed (kept until the process ends).
 static atomic_int rings_kept;
 // test_stopping: ORCA_TEST_SLOW_SAMPLE_US's stop has begun (samples_stop):
-// the handlers that see it sleep after their walk.
-static atomic_int test_stopping;
+// the handlers that see it sleep between their ring's look-up and its
+// write (test_slept); test_asleep: how many have begun to.
+static atomic_int test_stopping, test_asleep;
 static atomic_int live;          // the stacks can be walked (samples_live): the clocks run
 static int installed;            // the handler is installed (once a JVM: never taken back)
 static long long cpu_ns, wall_ns;
@@ -215,6 +216,23 @@ static slot_t *find(int tid) {
 }
 
 static void count_lost(int why) { atomic_fetch_add_explicit(&lost[why], 1, memory_order_relaxed); }
+
+// test_slept: ORCA_TEST_SLOW_SAMPLE_US's handler, its ring read, sleeps
+// there (longer than the writer's period: a drain runs meanwhile), then
+// says so on stderr if its slot was given back meanwhile (the ring freed
+// under it, which a handler in production would write into) and returns 0
+// then, so that the test sees the stop's order without memory being
+// corrupted. Async-signal-safe (nanosleep, write).
+static int test_slept(slot_t *e, sring *ring) {
+  struct timespec d = {switches.test_slow_sample_us / 1000000, (long)(switches.test_slow_sample_us % 1000000) * 1000};
+  atomic_fetch_add(&test_asleep, 1);
+  nanosleep(&d, NULL);
+  if (atomic_load_explicit(&e->state, memory_order_acquire) == S_LIVE && e->ring == ring) return 1;
+  static const char msg[] = "orca test: a sample's ring was given back under its signal handler\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  return 0;
+}
 
 // ---- The handler ----
 
@@ -322,12 +340,12 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
   // Packed: the Java frames right after the pcs taken.
   if (nn < NATIVE_MAX && nj) memmove((char *)s.pcs + (size_t)nn * sizeof s.pcs[0], s.fr, (size_t)nj * sizeof s.fr[0]);
   uint32_t len = (uint32_t)(sizeof s.h + (size_t)nn * sizeof s.pcs[0] + (size_t)nj * sizeof s.fr[0]);
-  if (switches.test_slow_sample_us && atomic_load(&test_stopping)) {   // nanosleep is async-signal-safe
-    struct timespec d = {switches.test_slow_sample_us / 1000000, (long)(switches.test_slow_sample_us % 1000000) * 1000};
-    nanosleep(&d, NULL);
-  }
   sring *ring = e->ring;
   if (!ring) {   // never for a live slot; a slot given back under a handler would be
+    count_lost(L_STATE);
+    return 0;
+  }
+  if (switches.test_slow_sample_us && atomic_load(&test_stopping) && !test_slept(e, ring)) {
     count_lost(L_STATE);
     return 0;
   }
@@ -1119,10 +1137,11 @@ void samples_live(JNIEnv *env) {
 void samples_stop(void) {
   if (!atomic_load(&on)) return;
   if (switches.test_slow_sample_us) {
-    // A test's stop in flight: the handlers from here sleep after their
-    // walk, and the stop goes on once one is inside (or after a second).
+    // A test's stop in flight: the handlers from here sleep between their
+    // ring's look-up and its write, and the stop goes on once one sleeps
+    // (or after a second).
     atomic_store(&test_stopping, 1);
-    for (int i = 0; i < 2000 && !atomic_load(&handlers); i++) usleep(500);
+    for (int i = 0; i < 2000 && !atomic_load(&test_asleep); i++) usleep(500);
   }
   atomic_store(&ids_later, 0);
   atomic_store(&live, 0);

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +19,11 @@ import (
 // meanwhile), and the stop go on once one sleeps. A handler whose slot was given back while it
 // slept says so on the JVM's stderr (and writes nothing): with the stop's order before 5cea3fd2
 // (slots marked dead, then the wait) every run did; now the stop waits for the handlers inside
-// (agent/threads/samples.c, handlers) before it marks any slot dead. Three runs a JDK.
+// (agent/threads/samples.c, handlers) before it marks any slot dead. The agent says at the stop
+// how many handlers slept: none would be a stop not in flight, a test of nothing. Three runs a JDK.
+// sleptRE is the agent's line at the stop under ORCA_TEST_SLOW_SAMPLE_US: how many handlers slept.
+var sleptRE = regexp.MustCompile(`orca test: (\d+) sample handlers slept in the stop`)
+
 func TestSamplesStopInFlight(t *testing.T) {
 	t.Setenv("ORCA_TEST_SLOW_SAMPLE_US", "400000")
 	forEachJDK(t, func(t *testing.T, j jdk) {
@@ -26,6 +31,9 @@ func TestSamplesStopInFlight(t *testing.T) {
 			res, prefix := recordJVMcpWith(t, j, []string{"--cpu", "100us"}, []string{"-cp", classes(t)}, "StopInFlight", "4", "300")
 			if res.code != 0 || !strings.Contains(res.stdout, "EXPECT spinners=4") {
 				t.Fatalf("run %d: orca record exit %d, want 0 and the program's EXPECT line:\n%s", run, res.code, res)
+			}
+			if m := sleptRE.FindStringSubmatch(res.stderr); m == nil || m[1] == "0" {
+				t.Errorf("run %d: no sample handler slept in the stop (the agent's line %q, the test's stop was not in flight):\n%s", run, m, res)
 			}
 			if strings.Contains(res.stderr, "ring was given back under its signal handler") {
 				t.Errorf("run %d: a handler's slot was given back while it was inside (the stop marked the slots dead before the handlers ended):\n%s", run, res)

@@ -1162,6 +1162,8 @@ void samples_stop(void) {
     }
     usleep(500);
   }
+  if (switches.test_slow_sample_us)   // the test's proof that its stop was in flight
+    fprintf(stderr, "orca test: %d sample handlers slept in the stop\n", atomic_load(&test_asleep));
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_mutex_lock(&wall_mu);

@@ -20,7 +20,7 @@ if [ -n "${LOCK:-}" ]; then
 else
   bash "$repo/bench/servers.sh" "$srv" "$jn" load "$tag" "$jfr"
 fi
-cd "$W" || exit 1
+cd "$W" 2>/dev/null && [ -s jfr.jfr ] || { echo "jfr-servers: no JFR recording in $W: the server's run failed (its message above; $W/server.log)" >&2; exit 1; }
 ls hs_err* 2>/dev/null && { echo "jfr-servers: a JVM CRASHED: $W/$(ls hs_err* | head -1)"; exit 1; }
 $JDK/bin/jfr summary jfr.jfr >jfr-summary.txt
 $repo/bin/orca import jfr.jfr -o imp >import.log 2>&1 || { echo "jfr-servers: orca import failed"; cat import.log; }

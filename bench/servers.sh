@@ -41,7 +41,7 @@ DERBY=/usr/share/java/derby.jar
 # missing jar stopped them all (hsqldb on a machine without activemq).
 AMQJAR=/usr/share/activemq/lib/activemq-client.jar
 if [ ! -e $CLS/HsqlLoad.class ] || { [ -e $AMQJAR ] && [ ! -e $CLS/JmsLoad.class ]; } || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; } || { [ -e $DERBY ] && [ ! -e $CLS/DerbyLoad.class ]; }; then
-  mkdir -p $CLS/servlet
+  mkdir -p $CLS
   srcs="$repo/bench/java/HsqlLoad.java"
   [ -e $AMQJAR ] && srcs="$srcs $repo/bench/java/JmsLoad.java"
   [ "$srv" = activemq ] && [ ! -e $AMQJAR ] && { echo "bench/servers.sh: activemq needs $AMQJAR (apt-get install activemq)" >&2; exit 1; }
@@ -49,7 +49,16 @@ if [ ! -e $CLS/HsqlLoad.class ] || { [ -e $AMQJAR ] && [ ! -e $CLS/JmsLoad.class
   [ -e $DERBY ] && srcs="$srcs $repo/bench/java/DerbyLoad.java"
   [ "$srv" = lucene ] && [ ! -e $LUCENE ] && { echo "bench/servers.sh: lucene needs $LUCENE (apt-get install liblucene8-java)" >&2; exit 1; }
   /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:$LUCENE:$DERBY $srcs || exit 1
-  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS/servlet -cp /usr/share/java/tomcat10-servlet-api.jar \
+fi
+# Tomcat's servlet (testdata/java/server) only for tomcat, against Tomcat's own servlet API: the
+# other servers need neither (an ActiveMQ run on a machine without libtomcat10-java failed here).
+SERVLETAPI=/usr/share/java/tomcat10-servlet-api.jar
+if [ "$srv" = tomcat ]; then
+  [ -e $SERVLETAPI ] && [ -e /usr/share/tomcat10/bin/catalina.sh ] || { echo "bench/servers.sh: tomcat needs $SERVLETAPI and /usr/share/tomcat10/bin/catalina.sh (apt-get install tomcat10-common libtomcat10-java)" >&2; exit 1; }
+fi
+if [ "$srv" = tomcat ] && [ ! -e $CLS/servlet/orca/test/BlockingServlet.class ]; then
+  mkdir -p $CLS/servlet
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS/servlet -cp $SERVLETAPI \
     $repo/testdata/java/server/orca/test/*.java || exit 1
 fi
 AMQCP=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar

@@ -150,36 +150,63 @@ func (r *lockRows) owners(yield func(*Owner)) {
 // sites ranks the blocking call sites of all contended locks by time
 // blocked, open contentions included, then contentions, and returns the
 // first n of them (all for n ≤ 0) and how many there are. Only those
-// returned are made: the ranking sorts the sites' places (a stable sort,
-// so ties keep the locks' order and each lock's), not Site values.
+// returned are made: the ranking sorts the sites' places, not Site
+// values, ties in the locks' order and each lock's (the order of a stable
+// sort, by one that is not: a stable sort's merges were 3.3 % of the
+// instructions of report --json of a 32 MB recording).
 func (b *builder) sites(locks []Lock, n int) ([]Site, int) {
 	type place struct {
 		time     float64
 		count    int
 		lock, at int32
 	}
-	total := 0
-	for i := range locks {
-		total += len(locks[i].Sites)
-	}
-	ps := make([]place, 0, total)
-	for i := range locks {
-		for j := range locks[i].Sites {
-			s := &locks[i].Sites[j]
-			ps = append(ps, place{s.BlockedS + s.OpenS, s.Contentions + s.Open, int32(i), int32(j)})
-		}
-	}
-	slices.SortStableFunc(ps, func(a, c place) int {
+	rank := func(a, c place) int {
 		if a.time != c.time {
 			if a.time > c.time {
 				return -1
 			}
 			return 1
 		}
-		return cmp.Compare(c.count, a.count)
-	})
-	if n > 0 && len(ps) > n {
-		ps = ps[:n]
+		if a.count != c.count {
+			return cmp.Compare(c.count, a.count)
+		}
+		if a.lock != c.lock {
+			return cmp.Compare(a.lock, c.lock)
+		}
+		return cmp.Compare(a.at, c.at)
+	}
+	total := 0
+	for i := range locks {
+		total += len(locks[i].Sites)
+	}
+	// The first n kept in order as the places come (a place after the
+	// n-th is passed by with one comparison), or, for all, every place
+	// sorted.
+	keep := total
+	if n > 0 {
+		keep = min(n, total)
+	}
+	ps := make([]place, 0, keep+1)
+	for i := range locks {
+		for j := range locks[i].Sites {
+			s := &locks[i].Sites[j]
+			p := place{s.BlockedS + s.OpenS, s.Contentions + s.Open, int32(i), int32(j)}
+			if keep == total {
+				ps = append(ps, p)
+				continue
+			}
+			if len(ps) == keep && rank(p, ps[keep-1]) >= 0 {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(ps, p, rank)
+			ps = slices.Insert(ps, at, p)
+			if len(ps) > keep {
+				ps = ps[:keep]
+			}
+		}
+	}
+	if keep == total {
+		slices.SortFunc(ps, rank)
 	}
 	out := make([]Site, 0, len(ps))
 	for _, p := range ps {

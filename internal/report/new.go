@@ -522,7 +522,9 @@ func (b *builder) rankThreads(hung map[string]bool) []threadRank {
 			rs[i].hung = hung[t.ID.String()]
 		}
 	}
-	slices.SortStableFunc(rs, func(a, c threadRank) int {
+	// Ties by place in the View last: the order of a stable sort, by a
+	// sort that is not (a stable one's merges were most of the ranking).
+	slices.SortFunc(rs, func(a, c threadRank) int {
 		if a.jdk != c.jdk {
 			if !a.jdk {
 				return -1
@@ -541,7 +543,10 @@ func (b *builder) rankThreads(hung map[string]bool) []threadRank {
 		if a.offCPU != c.offCPU {
 			return cmp.Compare(c.offCPU, a.offCPU)
 		}
-		return cmp.Compare(a.start, c.start)
+		if a.start != c.start {
+			return cmp.Compare(a.start, c.start)
+		}
+		return cmp.Compare(a.i, c.i)
 	})
 	return rs
 }

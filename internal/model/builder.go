@@ -2,7 +2,6 @@ package model
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -209,6 +208,7 @@ type Builder struct {
 	// ivPack: the intervals spillFed packs; ivRead: the packed bytes
 	// readSpilled reads back.
 	ivPack, ivRead []byte
+	ivBody         []byte // a chunk's intervals packed, before its head (spillFed)
 	// tailBuf: the block the threads' tails are packed into, after those
 	// packed so far (keepTail); tailScratch: a tail packed before.
 	// listBuf: the block the threads' lists of spill blocks are kept in
@@ -1817,18 +1817,22 @@ func (b *Builder) spillFed(ts *tstate) {
 		return
 	}
 	t := b.tOf(ts)
-	// Packed (ivcodec.go), in one chunk.
-	b.ivPack = binary.AppendUvarint(b.ivPack[:0], uint64(n))
+	// Packed (ivcodec.go), in one chunk: its intervals, then its head
+	// before them.
+	var w ivChunkW
+	b.ivBody = b.ivBody[:0]
 	prevEnd, left := format.Time(0), n
 	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
 		blk = blk[:min(len(blk), left)]
 		for i := range blk {
-			b.ivPack = appendIv(b.ivPack, &blk[i], prevEnd)
+			b.ivBody = appendIv(b.ivBody, &blk[i], prevEnd)
 			prevEnd = blk[i].End
+			w.add(&blk[i])
 		}
 		left -= len(blk)
 		return left > 0
 	})
+	b.ivPack = append(w.header(b.ivPack[:0], len(b.ivBody)), b.ivBody...)
 	b.spill.addCount(&t.spill, spillIvs, b.ivPack, int64(n))
 	ts.body.spilt = ts.body.fed
 }

@@ -158,13 +158,114 @@ func b2u(b bool) byte {
 
 // appendIvChunk appends the chunk of ivs to dst.
 func appendIvChunk(dst []byte, ivs []Interval) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(ivs)))
+	var w ivChunkW
+	var body []byte
 	prevEnd := format.Time(0)
 	for i := range ivs {
-		dst = appendIv(dst, &ivs[i], prevEnd)
+		body = appendIv(body, &ivs[i], prevEnd)
 		prevEnd = ivs[i].End
+		w.add(&ivs[i])
+	}
+	return append(w.header(dst, len(body)), body...)
+}
+
+// A chunk's head says, before its intervals, how many there are, their
+// bytes, and, when their starts and their ends both never go back in it
+// (mono), the first and last interval's start and end: so that a reader
+// passes a chunk by without decoding it (the holders' pass, which reads
+// a few per cent of a holder's intervals: decodeIvsIn), or decodes a
+// thread a chunk at a time (the waiters' pass: eachIvChunk). It is
+//
+//	uvarint  count<<1 | mono
+//	uvarint  the intervals' bytes
+//	[mono]   uvarint zigzag(first Start), uvarint (last Start - first
+//	         Start), uvarint zigzag(first End - first Start), uvarint
+//	         zigzag(last End - last Start)
+//
+// A chunk of no interval is its first byte alone.
+
+// ivChunkW notes a chunk's intervals as they are packed, for its head.
+type ivChunkW struct {
+	n              int
+	mono           bool
+	fs, ls, fe, le format.Time
+}
+
+// add notes iv, the chunk's next interval.
+func (w *ivChunkW) add(iv *Interval) {
+	if w.n == 0 {
+		w.fs, w.fe, w.mono = iv.Start, iv.End, true
+	} else if iv.Start < w.ls || iv.End < w.le {
+		w.mono = false
+	}
+	w.ls, w.le = iv.Start, iv.End
+	w.n++
+}
+
+// header appends the chunk's head to dst, its intervals packed into n
+// bytes.
+func (w *ivChunkW) header(dst []byte, n int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(w.n)<<1|uint64(b2u(w.mono)))
+	if w.n == 0 {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	if w.mono {
+		dst = binary.AppendUvarint(dst, zigzag(int64(w.fs)))
+		dst = binary.AppendUvarint(dst, uint64(w.ls-w.fs))
+		dst = binary.AppendUvarint(dst, zigzag(int64(w.fe-w.fs)))
+		dst = binary.AppendUvarint(dst, zigzag(int64(w.le-w.ls)))
 	}
 	return dst
+}
+
+// ivChunk is a chunk's head read (ivChunkAt): its intervals' count and
+// bytes (body, in the block), whether mono and then its first and last
+// interval's start and end.
+type ivChunk struct {
+	n              int
+	body           []byte
+	mono           bool
+	fs, ls, fe, le format.Time
+}
+
+// ivChunkAt reads the chunk at p[i:], and returns it and the index after
+// it; false when p does not hold one whole.
+func ivChunkAt(p []byte, i int) (c ivChunk, next int, ok bool) {
+	u, w := binary.Uvarint(p[i:])
+	if w <= 0 {
+		return c, i, false
+	}
+	i += w
+	c.n, c.mono = int(u>>1), u&1 != 0
+	if u>>1 == 0 {
+		return c, i, !c.mono
+	}
+	ln, w := binary.Uvarint(p[i:])
+	if w <= 0 || u>>1 > ln/ivPackMin {
+		// More intervals than the bytes claimed hold (a run is grown
+		// by the count at once, not as its intervals decode).
+		return c, i, false
+	}
+	i += w
+	if c.mono {
+		var x [4]uint64
+		for k := range x {
+			if x[k], w = binary.Uvarint(p[i:]); w <= 0 {
+				return c, i, false
+			}
+			i += w
+		}
+		c.fs = format.Time(unzigzag(x[0]))
+		c.ls = c.fs + format.Time(x[1])
+		c.fe = c.fs + format.Time(unzigzag(x[2]))
+		c.le = c.ls + format.Time(unzigzag(x[3]))
+	}
+	if ln > uint64(len(p)-i) {
+		return c, i, false
+	}
+	c.body = p[i : i+int(ln)]
+	return c, i + int(ln), true
 }
 
 // appendIv appends iv packed, after an interval that ended at prevEnd.
@@ -367,6 +468,25 @@ func decodeIvRun(ivs []Interval, p []byte, i int, prevEnd format.Time) int {
 	return i
 }
 
+// decodeIvChunk appends to dst the intervals of the chunk c (its head
+// read: ivChunkAt); an error when its bytes are not its intervals'.
+func decodeIvChunk(dst []Interval, c *ivChunk) (_ []Interval, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(runtime.Error); !ok && r != errIvs {
+				panic(r)
+			}
+			err = errIvs
+		}
+	}()
+	at := len(dst)
+	dst = slices.Grow(dst, c.n)[:at+c.n]
+	if decodeIvRun(dst[at:], c.body, 0, 0) != len(c.body) {
+		return dst[:at], errIvs
+	}
+	return dst, nil
+}
+
 // decodeIvs appends to dst the intervals of the block p (chunks one after
 // the other) from the skip-th on, at most want of them (want < 0: all); it
 // stops decoding once it has them. A block that does not decode (cut
@@ -382,27 +502,33 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 	}()
 	var tmp [1]Interval
 	for i := 0; i < len(p) && want != 0; {
-		var u uint64
-		u, i = uvAt(p, i)
-		if u > uint64(len(p)-i)/ivPackMin {
-			// More than the bytes left hold: dst is grown by the
-			// count at once (a run), not as the intervals decode.
+		c, next, ok := ivChunkAt(p, i)
+		if !ok {
 			return dst, errIvs
 		}
-		n := int(u)
+		i = next
+		if skip >= c.n {
+			// Passed by whole (its head says its bytes); decoded
+			// whole, its bytes must be its intervals' exactly.
+			skip -= c.n
+			continue
+		}
+		n, j := c.n, 0
 		prevEnd := format.Time(0)
-		for ; n > 0 && skip > 0; n, skip = n-1, skip-1 {
-			i = decodeIvRun(tmp[:], p, i, prevEnd)
+		for ; skip > 0; n, skip = n-1, skip-1 {
+			j = decodeIvRun(tmp[:], c.body, j, prevEnd)
 			prevEnd = tmp[0].End
 		}
+		take := n
 		if want >= 0 {
-			n = min(n, want)
-			want -= n
+			take = min(n, want)
+			want -= take
 		}
-		if n > 0 {
-			at := len(dst)
-			dst = slices.Grow(dst, n)[:at+n]
-			i = decodeIvRun(dst[at:], p, i, prevEnd)
+		at := len(dst)
+		dst = slices.Grow(dst, take)[:at+take]
+		j = decodeIvRun(dst[at:], c.body, j, prevEnd)
+		if take == n && j != len(c.body) {
+			return dst, errIvs // its bytes are not its intervals'
 		}
 	}
 	if want > 0 {

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"orca/internal/format"
 	"orca/internal/hostfs"
 )
 
@@ -681,7 +682,16 @@ type spilled struct {
 	stage []byte        // spillFill's
 	bs    []spillKBlock // the thread's blocks, decoded
 	ahead *spillAhead   // the blocks staged, nil: none
+	// in, when not nil, is the stretches of time (in order, apart) the
+	// reader looks at alone: the intervals of the chunks that touch none
+	// are not decoded (decodeIvsIn; the holders' pass, whose spans touch
+	// ~4 % of a holder's intervals). heads: decodeIvsIn's room.
+	in    []span
+	heads []ivChunk
 }
+
+// span is a stretch of time [a, b].
+type span struct{ a, b format.Time }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
 // sorted t's, its blame log, and its samples and windows when asked (else
@@ -716,7 +726,11 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
 	if err == nil {
-		sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
+		if sp.in != nil {
+			sp.ivs, sp.heads, err = decodeIvsIn(sp.ivs, sp.ivb, sp.bs, sp.in, sp.heads)
+		} else {
+			sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
+		}
 	}
 	if err != nil {
 		if !m.dropped {
@@ -822,6 +836,75 @@ func decodeIvsOf(dst []Interval, p []byte, bs []spillKBlock) ([]Interval, error)
 		return dst[:0], err
 	}
 	return ivs, nil
+}
+
+// decodeIvsIn is decodeIvsOf of the intervals that can touch the
+// stretches in alone: a chunk (ivcodec.go) is decoded when its intervals
+// begin before a stretch ends and end at or after it begins, or when it
+// ends at the start its next kept chunk begins at (so that the intervals
+// of one start are all there: blameIndex.spansAt counts them), the others
+// passed by on their heads. So only when every chunk is mono and each
+// begins and ends no earlier than the one before: the intervals are then
+// in order of start and of end, and those decoded are in the order of
+// the whole (foldSpan's searchEndAfter); else all are decoded, as
+// decodeIvsOf. heads is room for the chunks' heads, returned.
+func decodeIvsIn(dst []Interval, p []byte, bs []spillKBlock, in []span, heads []ivChunk) ([]Interval, []ivChunk, error) {
+	var c int64
+	for _, b := range bs {
+		if b.k == spillIvs {
+			c += b.c
+		}
+	}
+	heads = heads[:0]
+	n, mono := 0, true
+	for i := 0; i < len(p); {
+		h, next, ok := ivChunkAt(p, i)
+		if !ok {
+			return dst[:0], heads, errIvs
+		}
+		if h.n > 0 {
+			if k := len(heads); !h.mono || k > 0 && (h.fs < heads[k-1].ls || h.fe < heads[k-1].le) {
+				mono = false
+			}
+			heads = append(heads, h)
+		}
+		n += h.n
+		i = next
+	}
+	if int64(n) != c {
+		return dst[:0], heads, fmt.Errorf("%d intervals read back from the model's temporary file, %d written", n, c)
+	}
+	if !mono {
+		ivs, err := decodeIvsOf(dst, p, bs)
+		return ivs, heads, err
+	}
+	// The chunks kept: those that touch a stretch (both in order), then
+	// each one before a kept one that ends at the start it begins at.
+	keep := make([]bool, len(heads))
+	j := 0
+	for k := range heads {
+		h := &heads[k]
+		for j < len(in) && in[j].b <= h.fs {
+			j++
+		}
+		keep[k] = j < len(in) && h.le >= in[j].a
+	}
+	for k := len(heads) - 1; k > 0; k-- {
+		if keep[k] && heads[k-1].ls == heads[k].fs {
+			keep[k-1] = true
+		}
+	}
+	dst = dst[:0]
+	for k := range heads {
+		if !keep[k] {
+			continue
+		}
+		var err error
+		if dst, err = decodeIvChunk(dst, &heads[k]); err != nil {
+			return dst[:0], heads, err
+		}
+	}
+	return dst, heads, nil
 }
 
 // IntervalsOf returns t's intervals: t.Intervals, or, when the Model was

@@ -220,14 +220,18 @@ func (w *ivChunkW) header(dst []byte, n int) []byte {
 }
 
 // ivChunk is a chunk's head read (ivChunkAt): its intervals' count and
-// bytes (body, in the block), whether mono and then its first and last
+// where their bytes are in the block ([at, end): no pointer, so that a
+// thread's heads are neither scanned by the collector nor written
+// through its barrier), whether mono and then its first and last
 // interval's start and end.
 type ivChunk struct {
-	n              int
-	body           []byte
+	n, at, end     int
 	mono           bool
 	fs, ls, fe, le format.Time
 }
+
+// body is c's intervals' bytes in p, its block.
+func (c *ivChunk) body(p []byte) []byte { return p[c.at:c.end] }
 
 // ivChunkAt reads the chunk at p[i:], and returns it and the index after
 // it; false when p does not hold one whole.
@@ -264,8 +268,8 @@ func ivChunkAt(p []byte, i int) (c ivChunk, next int, ok bool) {
 	if ln > uint64(len(p)-i) {
 		return c, i, false
 	}
-	c.body = p[i : i+int(ln)]
-	return c, i + int(ln), true
+	c.at, c.end = i, i+int(ln)
+	return c, c.end, true
 }
 
 // appendIv appends iv packed, after an interval that ended at prevEnd.
@@ -468,9 +472,10 @@ func decodeIvRun(ivs []Interval, p []byte, i int, prevEnd format.Time) int {
 	return i
 }
 
-// decodeIvChunk appends to dst the intervals of the chunk c (its head
-// read: ivChunkAt); an error when its bytes are not its intervals'.
-func decodeIvChunk(dst []Interval, c *ivChunk) (_ []Interval, err error) {
+// decodeIvChunk appends to dst the intervals of the chunk c of block p
+// (its head read: ivChunkAt); an error when its bytes are not its
+// intervals'.
+func decodeIvChunk(dst []Interval, p []byte, c *ivChunk) (_ []Interval, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(runtime.Error); !ok && r != errIvs {
@@ -481,7 +486,7 @@ func decodeIvChunk(dst []Interval, c *ivChunk) (_ []Interval, err error) {
 	}()
 	at := len(dst)
 	dst = slices.Grow(dst, c.n)[:at+c.n]
-	if decodeIvRun(dst[at:], c.body, 0, 0) != len(c.body) {
+	if body := c.body(p); decodeIvRun(dst[at:], body, 0, 0) != len(body) {
 		return dst[:at], errIvs
 	}
 	return dst, nil
@@ -513,10 +518,11 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 			skip -= c.n
 			continue
 		}
+		body := c.body(p)
 		n, j := c.n, 0
 		prevEnd := format.Time(0)
 		for ; skip > 0; n, skip = n-1, skip-1 {
-			j = decodeIvRun(tmp[:], c.body, j, prevEnd)
+			j = decodeIvRun(tmp[:], body, j, prevEnd)
 			prevEnd = tmp[0].End
 		}
 		take := n
@@ -526,8 +532,8 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 		}
 		at := len(dst)
 		dst = slices.Grow(dst, take)[:at+take]
-		j = decodeIvRun(dst[at:], c.body, j, prevEnd)
-		if take == n && j != len(c.body) {
+		j = decodeIvRun(dst[at:], body, j, prevEnd)
+		if take == n && j != len(body) {
 			return dst, errIvs // its bytes are not its intervals'
 		}
 	}

@@ -1817,22 +1817,27 @@ func (b *Builder) spillFed(ts *tstate) {
 		return
 	}
 	t := b.tOf(ts)
-	// Packed (ivcodec.go), in one chunk: its intervals, then its head
-	// before them.
+	// Packed (ivcodec.go), in chunks of at most ivChunkMax: each one's
+	// intervals, then its head before them.
 	var w ivChunkW
-	b.ivBody = b.ivBody[:0]
+	b.ivBody, b.ivPack = b.ivBody[:0], b.ivPack[:0]
 	prevEnd, left := format.Time(0), n
 	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
 		blk = blk[:min(len(blk), left)]
 		for i := range blk {
 			b.ivBody = appendIv(b.ivBody, &blk[i], prevEnd)
 			prevEnd = blk[i].End
-			w.add(&blk[i])
+			if w.add(&blk[i]); w.n == ivChunkMax {
+				b.ivPack = append(w.header(b.ivPack, len(b.ivBody)), b.ivBody...)
+				w, b.ivBody, prevEnd = ivChunkW{}, b.ivBody[:0], 0
+			}
 		}
 		left -= len(blk)
 		return left > 0
 	})
-	b.ivPack = append(w.header(b.ivPack[:0], len(b.ivBody)), b.ivBody...)
+	if w.n > 0 {
+		b.ivPack = append(w.header(b.ivPack, len(b.ivBody)), b.ivBody...)
+	}
 	b.spill.addCount(&t.spill, spillIvs, b.ivPack, int64(n))
 	ts.body.spilt = ts.body.fed
 }

@@ -184,6 +184,14 @@ func appendIvChunk(dst []byte, ivs []Interval) []byte {
 //
 // A chunk of no interval is its first byte alone.
 
+// ivChunkMax is the most intervals the fold packs into a chunk
+// (Builder.spillFed): a thread whose intervals wait for their end to be
+// fed (a state open the whole recording) gives them all at once, and a
+// reader that decodes only the chunks it needs (decodeIvsIn) decoded
+// 43 MB of one such thread of c5G-slow5 for a few spans. A var: the
+// tests cut chunks smaller.
+var ivChunkMax = 4096
+
 // ivChunkW notes a chunk's intervals as they are packed, for its head.
 type ivChunkW struct {
 	n              int

@@ -309,7 +309,6 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var h *Thread
 	var c Cursor
 	hid, started := format.ThreadID(0), false
-	var in []span // the holder's spans' stretches (spilled.in)
 	// A piece's holders (heldSort.ahead), staged as the fold reaches
 	// them, aheadBytes of blocks at a time: with hs.m, a bucket's
 	// holders are threads next to each other in Threads, their blocks
@@ -354,22 +353,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			} else {
 				t = m.Thread(hid)
 			}
-			// Only the chunks of its intervals that its spans touch
-			// decoded, when they are known (~4 % of a holder's
-			// intervals: docs/perf/2026-12-05-ranks-holders-read.md).
-			in = in[:0]
-			for _, r := range hs.group {
-				if n := len(in); n > 0 && r.s <= in[n-1].b {
-					in[n-1].b = max(in[n-1].b, r.e)
-				} else {
-					in = append(in, span{r.s, r.e})
-				}
-			}
-			if len(in) > 0 {
-				sp.in = in
-			}
 			h = load(t, &sp, true)
-			sp.in = nil
 			c = Cursor{}
 			if h != nil {
 				bx.reset(&h.folded().blame, h.Intervals)
@@ -443,11 +427,6 @@ type heldSort struct {
 	ord    []int32 // the holders' numbers in order of their IDs
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
-	// group: while fold is given a holder's spans from a piece sorted in
-	// memory, all of them (by start), nil else (a bucket merged from
-	// runs): the holders' pass decodes of the holder only what they
-	// touch.
-	group []heldRec
 	// m, when set, buckets the holders by their index in m.Threads (a
 	// bucket a range of them, heldBucketsAt) rather than a hash of their
 	// IDs: a bucket's holders' blocks then lie near each other in the
@@ -684,18 +663,9 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 			}
 			hs.ahead(ids)
 		}
-		for i := 0; i < len(sorted); {
-			j := i + 1
-			for j < len(sorted) && sorted[j].h == sorted[i].h {
-				j++
-			}
-			hs.group = sorted[i:j]
-			for _, r := range sorted[i:j] {
-				fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
-			}
-			i = j
+		for _, r := range sorted {
+			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
 		}
-		hs.group = nil
 		return
 	}
 	if heldMerged != nil {

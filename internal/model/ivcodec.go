@@ -17,9 +17,10 @@ import (
 // the report's readers); c5G-slow5's passed the page cache
 // (docs/perf/2026-12-04-spill-ivs.md). Packed, one is ~19 bytes.
 //
-// A run of intervals packed at once (a chunk: Builder.spillFed's) is a
-// uvarint of their count, then each interval, each against the one before
-// it in the chunk (the first against the zero Interval), so that a chunk
+// A run of intervals packed at once (a chunk: Builder.spillFed's, at most
+// ivChunkMax) is a head (their count, their bytes, their first and last
+// start: ivChunkW), then each interval, each against the one before it in
+// the chunk (the first against the zero Interval), so that a chunk
 // decodes alone, and a block of the spill (chunks one after the other in
 // the file, spillFile.addTo) decodes from its start. An interval is:
 //
@@ -170,43 +171,40 @@ func appendIvChunk(dst []byte, ivs []Interval) []byte {
 }
 
 // A chunk's head says, before its intervals, how many there are, their
-// bytes, and, when their starts and their ends both never go back in it
-// (mono), the first and last interval's start and end: so that a reader
-// passes a chunk by without decoding it (the holders' pass, which reads
-// a few per cent of a holder's intervals: decodeIvsIn), or decodes a
-// thread a chunk at a time (the waiters' pass: eachIvChunk). It is
+// bytes, and, when their starts never go back in it (mono), the first and
+// last interval's start: so that a reader finds where each chunk is, and
+// whether a thread's chunks are in order of start, before it decodes any
+// (ivHeads), and then decodes a thread a chunk at a time (the waiters'
+// pass: spilled.stream). It is
 //
 //	uvarint  count<<1 | mono
 //	uvarint  the intervals' bytes
-//	[mono]   uvarint zigzag(first Start), uvarint (last Start - first
-//	         Start), uvarint zigzag(first End - first Start), uvarint
-//	         zigzag(last End - last Start)
+//	[mono]   uvarint zigzag(first Start), uvarint (last Start - first Start)
 //
 // A chunk of no interval is its first byte alone.
 
 // ivChunkMax is the most intervals the fold packs into a chunk
 // (Builder.spillFed): a thread whose intervals wait for their end to be
 // fed (a state open the whole recording) gives them all at once, and a
-// reader that decodes only the chunks it needs (decodeIvsIn) decoded
-// 43 MB of one such thread of c5G-slow5 for a few spans. A var: the
-// tests cut chunks smaller.
+// reader a chunk at a time holds a chunk decoded (c5G-slow5's longest
+// thread: 43 MB decoded whole). A var: the model's tests cut chunks at 3.
 var ivChunkMax = 4096
 
 // ivChunkW notes a chunk's intervals as they are packed, for its head.
 type ivChunkW struct {
-	n              int
-	mono           bool
-	fs, ls, fe, le format.Time
+	n      int
+	mono   bool
+	fs, ls format.Time
 }
 
 // add notes iv, the chunk's next interval.
 func (w *ivChunkW) add(iv *Interval) {
 	if w.n == 0 {
-		w.fs, w.fe, w.mono = iv.Start, iv.End, true
-	} else if iv.Start < w.ls || iv.End < w.le {
+		w.fs, w.mono = iv.Start, true
+	} else if iv.Start < w.ls {
 		w.mono = false
 	}
-	w.ls, w.le = iv.Start, iv.End
+	w.ls = iv.Start
 	w.n++
 }
 
@@ -221,8 +219,6 @@ func (w *ivChunkW) header(dst []byte, n int) []byte {
 	if w.mono {
 		dst = binary.AppendUvarint(dst, zigzag(int64(w.fs)))
 		dst = binary.AppendUvarint(dst, uint64(w.ls-w.fs))
-		dst = binary.AppendUvarint(dst, zigzag(int64(w.fe-w.fs)))
-		dst = binary.AppendUvarint(dst, zigzag(int64(w.le-w.ls)))
 	}
 	return dst
 }
@@ -231,11 +227,11 @@ func (w *ivChunkW) header(dst []byte, n int) []byte {
 // where their bytes are in the block ([at, end): no pointer, so that a
 // thread's heads are neither scanned by the collector nor written
 // through its barrier), whether mono and then its first and last
-// interval's start and end.
+// interval's start.
 type ivChunk struct {
-	n, at, end     int
-	mono           bool
-	fs, ls, fe, le format.Time
+	n, at, end int
+	mono       bool
+	fs, ls     format.Time
 }
 
 // body is c's intervals' bytes in p, its block.
@@ -261,7 +257,7 @@ func ivChunkAt(p []byte, i int) (c ivChunk, next int, ok bool) {
 	}
 	i += w
 	if c.mono {
-		var x [4]uint64
+		var x [2]uint64
 		for k := range x {
 			if x[k], w = binary.Uvarint(p[i:]); w <= 0 {
 				return c, i, false
@@ -270,8 +266,6 @@ func ivChunkAt(p []byte, i int) (c ivChunk, next int, ok bool) {
 		}
 		c.fs = format.Time(unzigzag(x[0]))
 		c.ls = c.fs + format.Time(x[1])
-		c.fe = c.fs + format.Time(unzigzag(x[2]))
-		c.le = c.ls + format.Time(unzigzag(x[3]))
 	}
 	if ln > uint64(len(p)-i) {
 		return c, i, false

@@ -247,15 +247,15 @@ func TestIvCodecFields(t *testing.T) {
 }
 
 // TestIvPackMin: zero intervals pack into ivPackMin bytes each, the
-// fewest decodeIvs lets a chunk's count claim, after a head of 6 bytes
-// (count and mono, bytes, and the four times of a mono chunk, 0 each),
+// fewest decodeIvs lets a chunk's count claim, after a head of 4 bytes
+// (count and mono, bytes, and the two starts of a mono chunk, 0 each),
 // and come back; a head that claims one more interval than its bytes
 // hold is refused.
 func TestIvPackMin(t *testing.T) {
 	ivs := make([]Interval, 5)
 	p := appendIvChunk(nil, ivs)
-	if len(p) != 6+len(ivs)*ivPackMin {
-		t.Fatalf("%d zero intervals packed into %d bytes, want %d", len(ivs), len(p), 6+len(ivs)*ivPackMin)
+	if len(p) != 4+len(ivs)*ivPackMin {
+		t.Fatalf("%d zero intervals packed into %d bytes, want %d", len(ivs), len(p), 4+len(ivs)*ivPackMin)
 	}
 	got, err := decodeIvs(nil, p, 0, -1)
 	if err != nil || !slices.Equal(got, ivs) {
@@ -269,20 +269,20 @@ func TestIvPackMin(t *testing.T) {
 }
 
 // TestIvChunkHead: a chunk's head says its count, its bytes and, when
-// its starts and its ends never go back, the first and last interval's
-// start and end; a reader passes a chunk by on its head alone
-// (decodeIvs' skip) and gets the intervals after it.
+// its starts never go back, the first and last interval's start; a
+// reader passes a chunk by on its head alone (decodeIvs' skip) and gets
+// the intervals after it.
 func TestIvChunkHead(t *testing.T) {
 	mono := []Interval{{Start: 100, End: 90, State: Blocked}, {Start: 100, End: 150}, {Start: 2000, End: 1_000_000_000_000}}
 	back := []Interval{{Start: 500, End: 600}, {Start: 400, End: 700}}
-	ends := []Interval{{Start: 10, End: 900}, {Start: 20, End: 30}}
+	ends := []Interval{{Start: -10, End: 900}, {Start: 20, End: 30}}
 	var p []byte
 	for _, ivs := range [][]Interval{mono, back, ends, nil, mono} {
 		p = appendIvChunk(p, ivs)
 	}
 	want := []ivChunk{
-		{n: 3, mono: true, fs: 100, ls: 2000, fe: 90, le: 1_000_000_000_000},
-		{n: 2}, {n: 2}, {n: 0}, {n: 3, mono: true, fs: 100, ls: 2000, fe: 90, le: 1_000_000_000_000},
+		{n: 3, mono: true, fs: 100, ls: 2000},
+		{n: 2}, {n: 2, mono: true, fs: -10, ls: 20}, {n: 0}, {n: 3, mono: true, fs: 100, ls: 2000},
 	}
 	i := 0
 	for k, w := range want {
@@ -305,54 +305,5 @@ func TestIvChunkHead(t *testing.T) {
 		if err != nil || !slices.Equal(got, all[skip:]) {
 			t.Fatalf("from %d: %v, %v", skip, got, err)
 		}
-	}
-}
-
-// TestDecodeIvsIn: of a thread's chunks in order (mono, each beginning
-// and ending no earlier than the one before), decodeIvsIn decodes those
-// that touch a stretch, and the one before a kept chunk that ends at the
-// start it begins at (and so on back); of chunks not so, every one.
-func TestDecodeIvsIn(t *testing.T) {
-	iv := func(a, b format.Time) Interval { return Interval{Start: a, End: b, State: Waiting} }
-	c0 := []Interval{iv(0, 10), iv(10, 20)}
-	c1 := []Interval{iv(30, 40), iv(50, 50)}
-	c2 := []Interval{iv(50, 60)} // begins at c1's last start
-	c3 := []Interval{iv(100, 110), iv(120, 130)}
-	c4 := []Interval{iv(200, 250)}
-	pack := func(cs ...[]Interval) ([]byte, []spillKBlock) {
-		var p []byte
-		n := 0
-		for _, c := range cs {
-			p = appendIvChunk(p, c)
-			n += len(c)
-		}
-		return p, []spillKBlock{{n: int64(len(p)), c: int64(n), k: spillIvs}}
-	}
-	for _, tc := range []struct {
-		name   string
-		chunks [][]Interval
-		in     []span
-		want   [][]Interval
-	}{
-		{"one stretch", [][]Interval{c0, c1, c2, c3, c4}, []span{{105, 115}}, [][]Interval{c3}},
-		{"a stretch's end at a chunk's start", [][]Interval{c0, c1, c2, c3, c4}, []span{{90, 100}}, nil},
-		{"a stretch's start at a chunk's last end", [][]Interval{c0, c1, c2, c3, c4}, []span{{130, 140}}, [][]Interval{c3}},
-		{"an equal start pulls the chunk before", [][]Interval{c0, c1, c2, c3, c4}, []span{{55, 58}}, [][]Interval{c1, c2}},
-		{"two stretches", [][]Interval{c0, c1, c2, c3, c4}, []span{{5, 6}, {240, 300}}, [][]Interval{c0, c4}},
-		{"none touched", [][]Interval{c0, c1, c2, c3, c4}, []span{{300, 400}}, nil},
-		{"a chunk not mono: all", [][]Interval{c0, {iv(70, 80), iv(60, 90)}, c3}, []span{{105, 115}}, [][]Interval{c0, {iv(70, 80), iv(60, 90)}, c3}},
-		{"a chunk that goes back: all", [][]Interval{c3, c0, c4}, []span{{240, 300}}, [][]Interval{c3, c0, c4}},
-	} {
-		p, bs := pack(tc.chunks...)
-		got, _, err := decodeIvsIn(nil, p, bs, tc.in, nil)
-		want := slices.Concat(tc.want...)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, want)
-		}
-	}
-	p, bs := pack(c0, c1)
-	bs[0].c++
-	if _, _, err := decodeIvsIn(nil, p, bs, []span{{0, 100}}, nil); err == nil {
-		t.Errorf("a count that is not the chunks': no error")
 	}
 }

@@ -11,8 +11,8 @@ import (
 // every retired thread shares (restBody): a write there, which was a nil
 // dereference when a retired thread had no body, would be every retired
 // thread's. The fold's chunks of packed intervals are cut at 3
-// (ivChunkMax), so that the cases' threads have many of them, and the
-// holders' pass passes some by (decodeIvsIn) that its spans do not touch.
+// (ivChunkMax), so that the cases' threads have many of them, which the
+// waiters' pass reads one at a time (spilled.stream).
 func TestMain(m *testing.M) {
 	ivChunkMax = 3
 	code := m.Run()

@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"orca/internal/format"
 	"orca/internal/hostfs"
 )
 
@@ -682,23 +681,15 @@ type spilled struct {
 	stage []byte        // spillFill's
 	bs    []spillKBlock // the thread's blocks, decoded
 	ahead *spillAhead   // the blocks staged, nil: none
-	// in, when not nil, is the stretches of time (in order, apart) the
-	// reader looks at alone: the intervals of the chunks that touch none
-	// are not decoded (decodeIvsIn; the holders' pass, whose spans touch
-	// ~4 % of a holder's intervals). heads: decodeIvsIn's room.
-	in    []span
-	heads []ivChunk
+	heads []ivChunk     // the chunks' heads, when streamed
 	// stream asks that the intervals be left packed when their chunks
-	// are in order (mono, each after the one before): streamed then says
+	// are in order of start (ivHeads): streamed then says
 	// so, heads has the chunks, ivs is empty, and the reader decodes a
 	// chunk at a time (decodeIvChunk; the waiters' pass: a long-lived
 	// thread's intervals decoded whole were 43 MB of c5G-slow5's report
 	// at its peak).
 	stream, streamed bool
 }
-
-// span is a stretch of time [a, b].
-type span struct{ a, b format.Time }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
 // sorted t's, its blame log, and its samples and windows when asked (else
@@ -736,8 +727,6 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	read := 0
 	if err == nil {
 		switch {
-		case sp.in != nil:
-			sp.ivs, sp.heads, err = decodeIvsIn(sp.ivs, sp.ivb, sp.bs, sp.in, sp.heads)
 		case sp.stream:
 			var mono bool
 			if sp.heads, mono, read, err = ivHeads(sp.ivb, sp.bs, sp.heads); err == nil {
@@ -860,58 +849,10 @@ func decodeIvsOf(dst []Interval, p []byte, bs []spillKBlock) ([]Interval, error)
 	return ivs, nil
 }
 
-// decodeIvsIn is decodeIvsOf of the intervals that can touch the
-// stretches in alone: a chunk (ivcodec.go) is decoded when its intervals
-// begin before a stretch ends and end at or after it begins, or when it
-// ends at the start its next kept chunk begins at (so that the intervals
-// of one start are all there: blameIndex.spansAt counts them), the others
-// passed by on their heads. So only when every chunk is mono and each
-// begins and ends no earlier than the one before: the intervals are then
-// in order of start and of end, and those decoded are in the order of
-// the whole (foldSpan's searchEndAfter); else all are decoded, as
-// decodeIvsOf. heads is room for the chunks' heads, returned.
-func decodeIvsIn(dst []Interval, p []byte, bs []spillKBlock, in []span, heads []ivChunk) ([]Interval, []ivChunk, error) {
-	heads, mono, _, err := ivHeads(p, bs, heads)
-	if err != nil {
-		return dst[:0], heads, err
-	}
-	if !mono {
-		ivs, err := decodeIvsOf(dst, p, bs)
-		return ivs, heads, err
-	}
-	// The chunks kept: those that touch a stretch (both in order), then
-	// each one before a kept one that ends at the start it begins at.
-	keep := make([]bool, len(heads))
-	j := 0
-	for k := range heads {
-		h := &heads[k]
-		for j < len(in) && in[j].b <= h.fs {
-			j++
-		}
-		keep[k] = j < len(in) && h.le >= in[j].a
-	}
-	for k := len(heads) - 1; k > 0; k-- {
-		if keep[k] && heads[k-1].ls == heads[k].fs {
-			keep[k-1] = true
-		}
-	}
-	dst = dst[:0]
-	for k := range heads {
-		if !keep[k] {
-			continue
-		}
-		var err error
-		if dst, err = decodeIvChunk(dst, p, &heads[k]); err != nil {
-			return dst[:0], heads, err
-		}
-	}
-	return dst, heads, nil
-}
-
 // ivHeads reads the heads of the chunks of intervals p, the bytes of the
 // blocks of intervals of bs one after the other, into heads (those of no
-// interval left out), and reports whether they are in order (each mono,
-// beginning and ending no earlier than the one before) and how many
+// interval left out), and reports whether they are in order of start
+// (each mono, beginning no earlier than the one before ends) and how many
 // intervals they hold.
 func ivHeads(p []byte, bs []spillKBlock, heads []ivChunk) (_ []ivChunk, mono bool, n int, err error) {
 	var c int64
@@ -927,7 +868,7 @@ func ivHeads(p []byte, bs []spillKBlock, heads []ivChunk) (_ []ivChunk, mono boo
 			return heads, false, 0, errIvs
 		}
 		if h.n > 0 {
-			if k := len(heads); !h.mono || k > 0 && (h.fs < heads[k-1].ls || h.fe < heads[k-1].le) {
+			if k := len(heads); !h.mono || k > 0 && h.fs < heads[k-1].ls {
 				mono = false
 			}
 			heads = append(heads, h)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -208,7 +209,6 @@ type Builder struct {
 	// ivPack: the intervals spillFed packs; ivRead: the packed bytes
 	// readSpilled reads back.
 	ivPack, ivRead []byte
-	ivBody         []byte // a chunk's intervals packed, before its head (spillFed)
 	// tailBuf: the block the threads' tails are packed into, after those
 	// packed so far (keepTail); tailScratch: a tail packed before.
 	// listBuf: the block the threads' lists of spill blocks are kept in
@@ -1817,27 +1817,18 @@ func (b *Builder) spillFed(ts *tstate) {
 		return
 	}
 	t := b.tOf(ts)
-	// Packed (ivcodec.go), in chunks of at most ivChunkMax: each one's
-	// intervals, then its head before them.
-	var w ivChunkW
-	b.ivBody, b.ivPack = b.ivBody[:0], b.ivPack[:0]
+	// Packed (ivcodec.go), in one chunk.
+	b.ivPack = binary.AppendUvarint(b.ivPack[:0], uint64(n))
 	prevEnd, left := format.Time(0), n
 	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
 		blk = blk[:min(len(blk), left)]
 		for i := range blk {
-			b.ivBody = appendIv(b.ivBody, &blk[i], prevEnd)
+			b.ivPack = appendIv(b.ivPack, &blk[i], prevEnd)
 			prevEnd = blk[i].End
-			if w.add(&blk[i]); w.n == ivChunkMax {
-				b.ivPack = append(w.header(b.ivPack, len(b.ivBody)), b.ivBody...)
-				w, b.ivBody, prevEnd = ivChunkW{}, b.ivBody[:0], 0
-			}
 		}
 		left -= len(blk)
 		return left > 0
 	})
-	if w.n > 0 {
-		b.ivPack = append(w.header(b.ivPack, len(b.ivBody)), b.ivBody...)
-	}
 	b.spill.addCount(&t.spill, spillIvs, b.ivPack, int64(n))
 	ts.body.spilt = ts.body.fed
 }

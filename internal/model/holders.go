@@ -151,90 +151,73 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		it++
 		t = load(t, &sp, false)
 		br.reset(&t.folded().blame)
-		// Its intervals whole, or a chunk at a time, in order
-		// (spilled.stream).
-		ivs := t.Intervals
-		for k := 0; ; k++ {
-			if sp.streamed {
-				if k == len(sp.heads) {
-					break
-				}
-				var err error
-				if sp.ivs, err = decodeIvChunk(sp.ivs[:0], sp.ivb, &sp.heads[k]); err != nil {
-					panic(&SpillError{err}) // as spilledThread
-				}
-				ivs = sp.ivs
-			} else if k > 0 {
-				break
-			}
-			for i := range ivs {
-				iv := &ivs[i]
-				var ref LockRef
-				switch {
-				case iv.State == Blocked:
-					ref = LockRef{iv.Object, Monitor}
-				case iv.Acquire:
-					ref = LockRef{iv.Object, JUCLock}
-				default:
-					if each != nil {
-						each(t, iv, nil)
-					}
-					continue
-				}
-				if ref != lastRef || !haveLast {
-					// A thread's intervals mostly repeat one lock; the logs
-					// of the locks met lately in a cache before the map
-					// (its look-ups were 0.55 of c1G's CPU-s).
-					c := &near[logSlot(ref)]
-					if !c.set || c.ref != ref {
-						c.l = nil
-						if v.HoldersOf == nil || v.HoldersOf[ref] {
-							if c.l = logs[ref]; c.l == nil {
-								c.l = &spanLog{}
-								logs[ref] = c.l
-							}
-						}
-						c.ref, c.set = ref, true
-					}
-					last, lastRef, haveLast = c.l, ref, true
-				}
-				if last == nil && each == nil {
-					// A lock whose holders are not folded: its spans are
-					// not made, its entry passed by (the next interval of
-					// its start is not given it).
-					if logKind(iv) != 0 {
-						br.passBy(iv)
-					}
-					continue
-				}
-				ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, &pc, ivSpans[:0])
-				n := 0
-				for _, sp := range ivSpans {
-					if sp.End > sp.Start {
-						ivSpans[n] = sp
-						n++
-					}
-				}
-				ivSpans = ivSpans[:n]
-				if last != nil {
-					for _, s := range ivSpans {
-						last.add(s, ssp)
-					}
-					if from, ok := iv.HandOff(); ok && iv.End > from {
-						// After its span, in order: from is not before Start.
-						last.addHandOff(from, iv.End, ssp)
-					}
-				}
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			var ref LockRef
+			switch {
+			case iv.State == Blocked:
+				ref = LockRef{iv.Object, Monitor}
+			case iv.Acquire:
+				ref = LockRef{iv.Object, JUCLock}
+			default:
 				if each != nil {
-					each(t, iv, ivSpans)
+					each(t, iv, nil)
 				}
+				continue
+			}
+			if ref != lastRef || !haveLast {
+				// A thread's intervals mostly repeat one lock; the logs
+				// of the locks met lately in a cache before the map
+				// (its look-ups were 0.55 of c1G's CPU-s).
+				c := &near[logSlot(ref)]
+				if !c.set || c.ref != ref {
+					c.l = nil
+					if v.HoldersOf == nil || v.HoldersOf[ref] {
+						if c.l = logs[ref]; c.l == nil {
+							c.l = &spanLog{}
+							logs[ref] = c.l
+						}
+					}
+					c.ref, c.set = ref, true
+				}
+				last, lastRef, haveLast = c.l, ref, true
+			}
+			if last == nil && each == nil {
+				// A lock whose holders are not folded: its spans are
+				// not made, its entry passed by (the next interval of
+				// its start is not given it).
+				if logKind(iv) != 0 {
+					br.passBy(iv)
+				}
+				continue
+			}
+			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, &pc, ivSpans[:0])
+			n := 0
+			for _, sp := range ivSpans {
+				if sp.End > sp.Start {
+					ivSpans[n] = sp
+					n++
+				}
+			}
+			ivSpans = ivSpans[:n]
+			if last != nil {
+				for _, s := range ivSpans {
+					last.add(s, ssp)
+				}
+				if from, ok := iv.HandOff(); ok && iv.End > from {
+					// After its span, in order: from is not before Start.
+					last.addHandOff(from, iv.End, ssp)
+				}
+			}
+			if each != nil {
+				each(t, iv, ivSpans)
 			}
 		}
 	}
 	if spill {
 		// The threads' blocks staged many threads' at a time
 		// (spillAhead), read in the same order.
-		sp.ahead, sp.stream = &spillAhead{}, true
+		sp.ahead = &spillAhead{}
 		want := [spillKinds]bool{spillIvs: true, spillBlame: true}
 		var ws []uint32 // with the View of all threads: each one's weight (heldSort.at)
 		if v.all && m.thIdx != nil && m.byThread == nil && len(m.Threads) > 0 {
@@ -246,7 +229,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			}
 			waiter(t)
 		})
-		sp.ahead, sp.stream = nil, false
+		sp.ahead = nil
 		if ws != nil {
 			hs.m, hs.at = m, heldBucketsAt(ws)
 		}

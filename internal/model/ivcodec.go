@@ -17,10 +17,9 @@ import (
 // the report's readers); c5G-slow5's passed the page cache
 // (docs/perf/2026-12-04-spill-ivs.md). Packed, one is ~19 bytes.
 //
-// A run of intervals packed at once (a chunk: Builder.spillFed's, at most
-// ivChunkMax) is a head (their count, their bytes, their first and last
-// start: ivChunkW), then each interval, each against the one before it in
-// the chunk (the first against the zero Interval), so that a chunk
+// A run of intervals packed at once (a chunk: Builder.spillFed's) is a
+// uvarint of their count, then each interval, each against the one before
+// it in the chunk (the first against the zero Interval), so that a chunk
 // decodes alone, and a block of the spill (chunks one after the other in
 // the file, spillFile.addTo) decodes from its start. An interval is:
 //
@@ -159,119 +158,13 @@ func b2u(b bool) byte {
 
 // appendIvChunk appends the chunk of ivs to dst.
 func appendIvChunk(dst []byte, ivs []Interval) []byte {
-	var w ivChunkW
-	var body []byte
+	dst = binary.AppendUvarint(dst, uint64(len(ivs)))
 	prevEnd := format.Time(0)
 	for i := range ivs {
-		body = appendIv(body, &ivs[i], prevEnd)
+		dst = appendIv(dst, &ivs[i], prevEnd)
 		prevEnd = ivs[i].End
-		w.add(&ivs[i])
-	}
-	return append(w.header(dst, len(body)), body...)
-}
-
-// A chunk's head says, before its intervals, how many there are, their
-// bytes, and, when their starts never go back in it (mono), the first and
-// last interval's start: so that a reader finds where each chunk is, and
-// whether a thread's chunks are in order of start, before it decodes any
-// (ivHeads), and then decodes a thread a chunk at a time (the waiters'
-// pass: spilled.stream). It is
-//
-//	uvarint  count<<1 | mono
-//	uvarint  the intervals' bytes
-//	[mono]   uvarint zigzag(first Start), uvarint (last Start - first Start)
-//
-// A chunk of no interval is its first byte alone.
-
-// ivChunkMax is the most intervals the fold packs into a chunk
-// (Builder.spillFed): a thread whose intervals wait for their end to be
-// fed (a state open the whole recording) gives them all at once, and a
-// reader a chunk at a time holds a chunk decoded (c5G-slow5's longest
-// thread: 43 MB decoded whole). A var: the model's tests cut chunks at 3.
-var ivChunkMax = 4096
-
-// ivChunkW notes a chunk's intervals as they are packed, for its head.
-type ivChunkW struct {
-	n      int
-	mono   bool
-	fs, ls format.Time
-}
-
-// add notes iv, the chunk's next interval.
-func (w *ivChunkW) add(iv *Interval) {
-	if w.n == 0 {
-		w.fs, w.mono = iv.Start, true
-	} else if iv.Start < w.ls {
-		w.mono = false
-	}
-	w.ls = iv.Start
-	w.n++
-}
-
-// header appends the chunk's head to dst, its intervals packed into n
-// bytes.
-func (w *ivChunkW) header(dst []byte, n int) []byte {
-	dst = binary.AppendUvarint(dst, uint64(w.n)<<1|uint64(b2u(w.mono)))
-	if w.n == 0 {
-		return dst
-	}
-	dst = binary.AppendUvarint(dst, uint64(n))
-	if w.mono {
-		dst = binary.AppendUvarint(dst, zigzag(int64(w.fs)))
-		dst = binary.AppendUvarint(dst, uint64(w.ls-w.fs))
 	}
 	return dst
-}
-
-// ivChunk is a chunk's head read (ivChunkAt): its intervals' count and
-// where their bytes are in the block ([at, end): no pointer, so that a
-// thread's heads are neither scanned by the collector nor written
-// through its barrier), whether mono and then its first and last
-// interval's start.
-type ivChunk struct {
-	n, at, end int
-	mono       bool
-	fs, ls     format.Time
-}
-
-// body is c's intervals' bytes in p, its block.
-func (c *ivChunk) body(p []byte) []byte { return p[c.at:c.end] }
-
-// ivChunkAt reads the chunk at p[i:], and returns it and the index after
-// it; false when p does not hold one whole.
-func ivChunkAt(p []byte, i int) (c ivChunk, next int, ok bool) {
-	u, w := binary.Uvarint(p[i:])
-	if w <= 0 {
-		return c, i, false
-	}
-	i += w
-	c.n, c.mono = int(u>>1), u&1 != 0
-	if u>>1 == 0 {
-		return c, i, !c.mono
-	}
-	ln, w := binary.Uvarint(p[i:])
-	if w <= 0 || u>>1 > ln/ivPackMin {
-		// More intervals than the bytes claimed hold (a run is grown
-		// by the count at once, not as its intervals decode).
-		return c, i, false
-	}
-	i += w
-	if c.mono {
-		var x [2]uint64
-		for k := range x {
-			if x[k], w = binary.Uvarint(p[i:]); w <= 0 {
-				return c, i, false
-			}
-			i += w
-		}
-		c.fs = format.Time(unzigzag(x[0]))
-		c.ls = c.fs + format.Time(x[1])
-	}
-	if ln > uint64(len(p)-i) {
-		return c, i, false
-	}
-	c.at, c.end = i, i+int(ln)
-	return c, c.end, true
 }
 
 // appendIv appends iv packed, after an interval that ended at prevEnd.
@@ -474,26 +367,6 @@ func decodeIvRun(ivs []Interval, p []byte, i int, prevEnd format.Time) int {
 	return i
 }
 
-// decodeIvChunk appends to dst the intervals of the chunk c of block p
-// (its head read: ivChunkAt); an error when its bytes are not its
-// intervals'.
-func decodeIvChunk(dst []Interval, p []byte, c *ivChunk) (_ []Interval, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(runtime.Error); !ok && r != errIvs {
-				panic(r)
-			}
-			err = errIvs
-		}
-	}()
-	at := len(dst)
-	dst = slices.Grow(dst, c.n)[:at+c.n]
-	if body := c.body(p); decodeIvRun(dst[at:], body, 0, 0) != len(body) {
-		return dst[:at], errIvs
-	}
-	return dst, nil
-}
-
 // decodeIvs appends to dst the intervals of the block p (chunks one after
 // the other) from the skip-th on, at most want of them (want < 0: all); it
 // stops decoding once it has them. A block that does not decode (cut
@@ -509,34 +382,27 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 	}()
 	var tmp [1]Interval
 	for i := 0; i < len(p) && want != 0; {
-		c, next, ok := ivChunkAt(p, i)
-		if !ok {
+		var u uint64
+		u, i = uvAt(p, i)
+		if u > uint64(len(p)-i)/ivPackMin {
+			// More than the bytes left hold: dst is grown by the
+			// count at once (a run), not as the intervals decode.
 			return dst, errIvs
 		}
-		i = next
-		if skip >= c.n {
-			// Passed by whole (its head says its bytes); decoded
-			// whole, its bytes must be its intervals' exactly.
-			skip -= c.n
-			continue
-		}
-		body := c.body(p)
-		n, j := c.n, 0
+		n := int(u)
 		prevEnd := format.Time(0)
-		for ; skip > 0; n, skip = n-1, skip-1 {
-			j = decodeIvRun(tmp[:], body, j, prevEnd)
+		for ; n > 0 && skip > 0; n, skip = n-1, skip-1 {
+			i = decodeIvRun(tmp[:], p, i, prevEnd)
 			prevEnd = tmp[0].End
 		}
-		take := n
 		if want >= 0 {
-			take = min(n, want)
-			want -= take
+			n = min(n, want)
+			want -= n
 		}
-		at := len(dst)
-		dst = slices.Grow(dst, take)[:at+take]
-		j = decodeIvRun(dst[at:], body, j, prevEnd)
-		if take == n && j != len(body) {
-			return dst, errIvs // its bytes are not its intervals'
+		if n > 0 {
+			at := len(dst)
+			dst = slices.Grow(dst, n)[:at+n]
+			i = decodeIvRun(dst[at:], p, i, prevEnd)
 		}
 	}
 	if want > 0 {

@@ -10,11 +10,8 @@ import (
 // TestMain runs the package's tests, then checks that none wrote the body
 // every retired thread shares (restBody): a write there, which was a nil
 // dereference when a retired thread had no body, would be every retired
-// thread's. The fold's chunks of packed intervals are cut at 3
-// (ivChunkMax), so that the cases' threads have many of them, which the
-// waiters' pass reads one at a time (spilled.stream).
+// thread's.
 func TestMain(m *testing.M) {
-	ivChunkMax = 3
 	code := m.Run()
 	if code == 0 && !reflect.ValueOf(restBody).IsZero() {
 		fmt.Fprintf(os.Stderr, "a retired thread's body (restBody) was written: %+v\n", restBody)

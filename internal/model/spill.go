@@ -681,14 +681,6 @@ type spilled struct {
 	stage []byte        // spillFill's
 	bs    []spillKBlock // the thread's blocks, decoded
 	ahead *spillAhead   // the blocks staged, nil: none
-	heads []ivChunk     // the chunks' heads, when streamed
-	// stream asks that the intervals be left packed when their chunks
-	// are in order of start (ivHeads): streamed then says
-	// so, heads has the chunks, ivs is empty, and the reader decodes a
-	// chunk at a time (decodeIvChunk; the waiters' pass: a long-lived
-	// thread's intervals decoded whole were 43 MB of c5G-slow5's report
-	// at its peak).
-	stream, streamed bool
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -699,7 +691,6 @@ type spilled struct {
 // when the model has no spill, or, when the intervals are still in memory
 // too, it could not be read.
 func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
-	sp.streamed = false
 	if m.spill == nil || t == nil {
 		return t
 	}
@@ -724,21 +715,8 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
 	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
-	read := 0
 	if err == nil {
-		switch {
-		case sp.stream:
-			var mono bool
-			if sp.heads, mono, read, err = ivHeads(sp.ivb, sp.bs, sp.heads); err == nil {
-				if sp.streamed = mono; mono {
-					sp.ivs = sp.ivs[:0]
-				} else {
-					sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
-				}
-			}
-		default:
-			sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
-		}
+		sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
 	}
 	if err != nil {
 		if !m.dropped {
@@ -748,10 +726,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		// claim what they may contradict.
 		panic(&SpillError{err})
 	}
-	if !sp.streamed {
-		read = len(sp.ivs)
-	}
-	m.IntervalsRead += read
+	m.IntervalsRead += len(sp.ivs)
 	if !startsInOrder(sp.ivs) {
 		slices.SortStableFunc(sp.ivs, byStart)
 	}
@@ -847,39 +822,6 @@ func decodeIvsOf(dst []Interval, p []byte, bs []spillKBlock) ([]Interval, error)
 		return dst[:0], err
 	}
 	return ivs, nil
-}
-
-// ivHeads reads the heads of the chunks of intervals p, the bytes of the
-// blocks of intervals of bs one after the other, into heads (those of no
-// interval left out), and reports whether they are in order of start
-// (each mono, beginning no earlier than the one before ends) and how many
-// intervals they hold.
-func ivHeads(p []byte, bs []spillKBlock, heads []ivChunk) (_ []ivChunk, mono bool, n int, err error) {
-	var c int64
-	for _, b := range bs {
-		if b.k == spillIvs {
-			c += b.c
-		}
-	}
-	heads, mono = heads[:0], true
-	for i := 0; i < len(p); {
-		h, next, ok := ivChunkAt(p, i)
-		if !ok {
-			return heads, false, 0, errIvs
-		}
-		if h.n > 0 {
-			if k := len(heads); !h.mono || k > 0 && h.fs < heads[k-1].ls {
-				mono = false
-			}
-			heads = append(heads, h)
-		}
-		n += h.n
-		i = next
-	}
-	if int64(n) != c {
-		return heads, false, 0, fmt.Errorf("%d intervals read back from the model's temporary file, %d written", n, c)
-	}
-	return heads, mono, n, nil
 }
 
 // IntervalsOf returns t's intervals: t.Intervals, or, when the Model was

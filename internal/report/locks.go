@@ -161,19 +161,7 @@ func (b *builder) sites(locks []Lock, n int) ([]Site, int) {
 		lock, at int32
 	}
 	rank := func(a, c place) int {
-		if a.time != c.time {
-			if a.time > c.time {
-				return -1
-			}
-			return 1
-		}
-		if a.count != c.count {
-			return cmp.Compare(c.count, a.count)
-		}
-		if a.lock != c.lock {
-			return cmp.Compare(a.lock, c.lock)
-		}
-		return cmp.Compare(a.at, c.at)
+		return cmp.Or(cmp.Compare(c.time, a.time), cmp.Compare(c.count, a.count), cmp.Compare(a.lock, c.lock), cmp.Compare(a.at, c.at))
 	}
 	total := 0
 	for i := range locks {

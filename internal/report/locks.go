@@ -170,30 +170,30 @@ func (b *builder) sites(locks []Lock, n int) ([]Site, int) {
 	// The first n kept in order as the places come (a place after the
 	// n-th is passed by with one comparison; an insert moves at most
 	// sitesKeepMax), or every place sorted and the first n cut.
-	keep := total
-	if n > 0 && n <= sitesKeepMax {
-		keep = min(n, total)
+	sortAll := n <= 0 || n > sitesKeepMax || n >= total
+	ps := make([]place, 0, min(n, total)+1)
+	if sortAll {
+		ps = make([]place, 0, total)
 	}
-	ps := make([]place, 0, keep+1)
 	for i := range locks {
 		for j := range locks[i].Sites {
 			s := &locks[i].Sites[j]
 			p := place{s.BlockedS + s.OpenS, s.Contentions + s.Open, int32(i), int32(j)}
-			if keep == total {
+			if sortAll {
 				ps = append(ps, p)
 				continue
 			}
-			if len(ps) == keep && rank(p, ps[keep-1]) >= 0 {
+			if len(ps) == n && rank(p, ps[n-1]) >= 0 {
 				continue
 			}
 			at, _ := slices.BinarySearchFunc(ps, p, rank)
 			ps = slices.Insert(ps, at, p)
-			if len(ps) > keep {
-				ps = ps[:keep]
+			if len(ps) > n {
+				ps = ps[:n]
 			}
 		}
 	}
-	if keep == total {
+	if sortAll {
 		slices.SortFunc(ps, rank)
 		if n > 0 && len(ps) > n {
 			ps = ps[:n]

@@ -248,17 +248,18 @@ var sealEvery = 1 << 16
 
 // SetSealEveryEvent makes every fold seal after each event, with no
 // margin, and give up to the spill at once what it gives up in batches
-// (samples, windows, blame logs, hand-offs, late entries), and returns a
-// func that restores them: for the tests of the packages that read a
+// (samples, windows, blame logs, hand-offs, late entries), and the
+// holders' passes read a thread of more than two intervals by pieces
+// (ivPiece), and returns a func that restores them: for the tests of the packages that read a
 // spilled model (the exports, the viewer), whose small recordings would
 // otherwise be sealed once, at the end, so that what the fold gives up as
 // it goes, and its readers, would go untried. The model's own tests run
 // so always (export_test.go).
 func SetSealEveryEvent() (restore func()) {
-	s, m, sb, lc, bb, wb, hb := sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch
-	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = 1, 0, 1, 1, 1, 1, 1
+	s, m, sb, lc, bb, wb, hb, ip := sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece
+	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece = 1, 0, 1, 1, 1, 1, 1, 2
 	return func() {
-		sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = s, m, sb, lc, bb, wb, hb
+		sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece = s, m, sb, lc, bb, wb, hb, ip
 	}
 }
 

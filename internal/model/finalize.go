@@ -255,6 +255,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	if !b.noRunSplit {
 		b.splitTo(ts, math.MaxInt64, t.End)
 	}
+	t.ivsUnsorted = ts.body.ivs.unsorted
 	drop := b.dropIntervals && b.spill.err == nil
 	if drop {
 		// In the spill: only a thread with no windows between ThreadCPU

@@ -69,7 +69,10 @@ type DoingSamples struct {
 // were blocked on it. One pass over the threads' intervals collects the
 // locks' blame spans. A Model built with
 // Options.Spill reads each thread's intervals and samples from its spill,
-// one thread at a time.
+// one thread at a time; with Options.DropIntervals too, the intervals of
+// a thread of more than ivPiece by pieces (ivStream: the first pass in
+// order, the holders' fold a window over a holder's spans, which come in
+// order of start), so that its memory does not grow with a thread's life.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
 	return v.holdersDoing(v.Model.spill != nil, true, nil)
 }
@@ -144,15 +147,32 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var pc parkCursor
 	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
 	nt, it := v.Len(), 0
+	var waiterIvs func(t *Thread, ivs []Interval) // a thread's intervals, in order, after those given before
+	var st ivStream                               // a long thread's intervals, by pieces (byPieces)
 	waiter := func(t *Thread) {
 		if it%progressEvery == 0 {
 			v.progress(StepHoldersThreads, it, nt)
 		}
 		it++
+		if spill && m.byPieces(t) {
+			h := m.spilledSome(t, &sp, false, false)
+			br.reset(&h.folded().blame)
+			st.reset(m, t, sp.ahead)
+			for st.more() {
+				h.Intervals = st.ivs
+				waiterIvs(h, st.ivs)
+				st.ivs = st.ivs[:0]
+			}
+			h.Intervals = nil
+			return
+		}
 		t = load(t, &sp, false)
 		br.reset(&t.folded().blame)
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
+		waiterIvs(t, t.Intervals)
+	}
+	waiterIvs = func(t *Thread, ivs []Interval) {
+		for i := range ivs {
+			iv := &ivs[i]
 			var ref LockRef
 			switch {
 			case iv.State == Blocked:
@@ -291,6 +311,8 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var bx blameIndex
 	var h *Thread
 	var c Cursor
+	var hst ivStream // h's intervals by pieces, when pieces (byPieces)
+	pieces := false
 	hid, started := format.ThreadID(0), false
 	// A piece's holders (heldSort.ahead), staged as the fold reaches
 	// them, aheadBytes of blocks at a time: with hs.m, a bucket's
@@ -336,12 +358,22 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			} else {
 				t = m.Thread(hid)
 			}
-			h = load(t, &sp, true)
+			pieces = spill && m.byPieces(t)
+			if pieces {
+				h = m.spilledSome(t, &sp, true, false)
+				hst.reset(m, t, sp.ahead)
+			} else {
+				h = load(t, &sp, true)
+			}
 			c = Cursor{}
 			if h != nil {
 				bx.reset(&h.folded().blame, h.Intervals)
 				c.blame = &bx
 			}
+		}
+		if pieces {
+			hst.cover(s.Start, s.End, &c, &bx)
+			h.Intervals = hst.ivs
 		}
 		m.foldSpan(folds[k], &s, h, &c)
 	})

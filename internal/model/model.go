@@ -275,6 +275,10 @@ type Thread struct {
 	// (analysis.JDKThreads), kept as the fold goes.
 	StackMarks uint8
 	tailOK     bool
+	// ivsUnsorted: its intervals were not added in order of their starts
+	// (ivList.unsorted): with Options.DropIntervals, a reader sorts them
+	// once all are read back, so none reads them by pieces (ivStream).
+	ivsUnsorted bool
 }
 
 // threadFold is what a Thread keeps for the fold and the holders' pass

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"orca/internal/format"
 	"orca/internal/hostfs"
 )
 
@@ -219,7 +220,8 @@ func (r *spillRef) drop(k spillKind) {
 }
 
 // addTo appends p to the file as r's next block of kind k: the last block
-// grows when it is of k and ends where p begins.
+// grows when it is of k and ends where p begins (of spillIvs, holding
+// fewer than ivBlockMax intervals).
 func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) { s.addCount(r, k, p, 0) }
 
 // addCount is addTo, p holding c records (spillIvs: packed intervals).
@@ -236,7 +238,7 @@ func (s *spillFile) addCount(r *spillRef, k spillKind, p []byte, c int64) {
 		last, prevEnd, lastOff, lastN, lastK, lastC = i, end, off, n, bk, bc
 		end, i = off+n, j
 	}
-	if last >= 0 && lastK == k && lastOff+lastN == s.off {
+	if last >= 0 && lastK == k && lastOff+lastN == s.off && (k != spillIvs || lastC < int64(ivBlockMax)) {
 		r.set(putBlock(r.bytes()[:last], prevEnd, lastOff, lastN+int64(len(p)), k, lastC+c))
 	} else {
 		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k, c))
@@ -691,6 +693,12 @@ type spilled struct {
 // when the model has no spill, or, when the intervals are still in memory
 // too, it could not be read.
 func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
+	return m.spilledSome(t, sp, samples, true)
+}
+
+// spilledSome is spilledThread, with its intervals only when ivs (else
+// none: an ivStream reads them by pieces).
+func (m *Model) spilledSome(t *Thread, sp *spilled, samples, ivs bool) *Thread {
 	if m.spill == nil || t == nil {
 		return t
 	}
@@ -702,7 +710,9 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		size[b.k] += b.n
 	}
 	var dst [spillKinds][]byte
-	sp.ivb, dst[spillIvs] = roomFor(sp.ivb, size[spillIvs])
+	if ivs {
+		sp.ivb, dst[spillIvs] = roomFor(sp.ivb, size[spillIvs])
+	}
 	sp.smp = sp.smp[:0]
 	if samples {
 		sp.smp, dst[spillSmp] = roomFor(sp.smp, size[spillSmp])
@@ -715,7 +725,8 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
 	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
-	if err == nil {
+	sp.ivs = sp.ivs[:0]
+	if err == nil && ivs {
 		sp.ivs, err = decodeIvsOf(sp.ivs, sp.ivb, sp.bs)
 	}
 	if err != nil {
@@ -735,6 +746,9 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	h := *t
 	h.Intervals, h.Samples = sp.ivs, sp.smp
+	if !ivs {
+		h.Intervals = nil
+	}
 	if blame || wins {
 		f := h.ownFold() // not t's
 		if blame {
@@ -745,6 +759,149 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		}
 	}
 	return &h
+}
+
+// ivPiece is the most intervals of a thread the holders' passes decode at
+// once, about (a var: the tests cut pieces of a block or two): a thread
+// with more, in order (Thread.ivsUnsorted), is read by pieces
+// (ivStream), so that the report's memory does not grow with the longest
+// thread's life. Decoded whole, c5G-slow5's longest was 42.94 MB of
+// intervals and 27.38 MB of their bytes at the report's peak (325.77 MB;
+// docs/perf/2026-12-05-ranks-holders-read.md): one of a server's pool
+// threads over an hour of an always-on recording is millions.
+var ivPiece = 1 << 15
+
+// ivBlockMax is the most intervals a block of a thread's grows to before
+// the next chunk begins a block of its own (addCount): ivStream reads
+// whole blocks, and a thread whose chunks follow each other in the file
+// (the only busy thread of a recording, each seal's chunk after the last)
+// would be one block.
+var ivBlockMax = 1 << 14
+
+// byPieces reports whether the holders' passes read t's intervals by
+// pieces (ivStream): a Model that dropped them (Options.DropIntervals,
+// its spill whole), t's more than ivPiece and in order.
+func (m *Model) byPieces(t *Thread) bool {
+	return m.dropped && m.spill != nil && t != nil && !t.ivsUnsorted && t.spill.count(spillIvs) > int64(ivPiece)
+}
+
+// ivStream reads a thread's intervals back from the spill in order, a
+// piece at a time (ivPiece, whole blocks), into ivs: those read and not
+// let go, ivs[0] the from-th of the thread's.
+type ivStream struct {
+	m     *Model
+	bs    []spillKBlock // the thread's blocks of intervals, in order
+	next  int           // the next block to read
+	ivs   []Interval
+	from  int
+	room  []byte // the blocks read
+	stage []byte
+	ahead *spillAhead // the blocks staged (spillFill), nil: none
+	// floor: the intervals let go ended at or before it (cover): a span
+	// that begins before it reads the thread again from its first.
+	floor format.Time
+	cut   bool
+}
+
+// reset makes s read t's intervals from the first, the blocks staged in
+// ahead (nil: none) copied from there.
+func (s *ivStream) reset(m *Model, t *Thread, ahead *spillAhead) {
+	s.m, s.ahead = m, ahead
+	s.bs = t.spill.decode(s.bs[:0])
+	w := 0
+	for _, b := range s.bs {
+		if b.k == spillIvs {
+			s.bs[w] = b
+			w++
+		}
+	}
+	s.bs = s.bs[:w]
+	s.rewind()
+}
+
+// rewind makes s read from the thread's first interval again.
+func (s *ivStream) rewind() {
+	s.next, s.ivs, s.from, s.cut = 0, s.ivs[:0], 0, false
+}
+
+// more reads the next piece after those in ivs, and reports whether there
+// was one. A spill that cannot be read, or intervals out of order,
+// panic as spilledThread's (Options.DropIntervals: they are nowhere
+// else).
+func (s *ivStream) more() bool {
+	if s.next == len(s.bs) {
+		return false
+	}
+	j, n, c := s.next, int64(0), int64(0)
+	for j < len(s.bs) && (j == s.next || c+s.bs[j].c <= int64(ivPiece)) {
+		n, c = n+s.bs[j].n, c+s.bs[j].c
+		j++
+	}
+	var dst [spillKinds][]byte
+	s.room = slices.Grow(s.room[:0], int(n))[:n]
+	dst[spillIvs] = s.room
+	at := len(s.ivs)
+	err := spillFill(s.m.spill, s.bs[s.next:j], &dst, &s.stage, s.ahead)
+	if err == nil {
+		s.ivs, err = decodeIvs(slices.Grow(s.ivs, int(c)), s.room, 0, -1)
+	}
+	if err == nil && int64(len(s.ivs)-at) != c {
+		err = fmt.Errorf("%d intervals read back from the model's temporary file, %d written", len(s.ivs)-at, c)
+	}
+	if err == nil && (!startsInOrder(s.ivs[at:]) || at > 0 && s.ivs[at].Start < s.ivs[at-1].Start) {
+		err = spillErr("a thread's intervals read back from the model's temporary file are not in order")
+	}
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	s.m.IntervalsRead += int(c)
+	s.next = j
+	return true
+}
+
+// cover makes ivs hold every interval of the thread that ends after a and
+// begins before b, and the intervals of the first's start before it (a
+// blameIndex counts them): it lets go of those before, once they are a
+// piece or more, and reads on. With c and x, the holders' fold's cursor
+// and blame index over ivs, moved with it. A span of a holder's comes in
+// order of start (heldSort): one that begins before the intervals let go
+// ended reads them again from the first.
+func (s *ivStream) cover(a, b format.Time, c *Cursor, x *blameIndex) {
+	if s.cut && a < s.floor {
+		s.rewind()
+		c.iv, x.last = 0, -1
+	}
+	s.letGo(a, c, x)
+	for (len(s.ivs) == 0 || s.ivs[len(s.ivs)-1].Start < b) && s.more() {
+		s.letGo(a, c, x)
+	}
+	x.ivs = s.ivs
+}
+
+// letGo lets go of the intervals that end by a, but those of the first
+// kept's start, once they are ivPiece or more.
+func (s *ivStream) letGo(a format.Time, c *Cursor, x *blameIndex) {
+	k := searchEndAfter(s.ivs, 0, a)
+	if k < ivPiece {
+		return
+	}
+	st := s.ivs[len(s.ivs)-1].Start
+	if k < len(s.ivs) {
+		st = s.ivs[k].Start
+	}
+	for k > 0 && s.ivs[k-1].Start == st {
+		k--
+	}
+	if k == 0 {
+		return
+	}
+	s.ivs = s.ivs[:copy(s.ivs, s.ivs[k:])]
+	s.from += k
+	s.floor, s.cut = a, true
+	c.iv = max(c.iv-k, 0)
+	if x.last -= k; x.last < 0 {
+		x.last = -1
+	}
 }
 
 // ReadRun gives h, a copy of t, t's scheduler times (Thread.Sched) and

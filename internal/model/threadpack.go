@@ -58,6 +58,7 @@ const (
 	packEnded = 1 << iota
 	packVirtual
 	packTailOK
+	packIvsUnsorted
 )
 
 // threadPack holds the packed Threads of a Model.
@@ -128,6 +129,9 @@ func packHead(dst []byte, t *Thread) []byte {
 	if t.tailOK {
 		f |= packTailOK
 	}
+	if t.ivsUnsorted {
+		f |= packIvsUnsorted
+	}
 	dst = binary.AppendUvarint(dst, f)
 	dst = binary.AppendUvarint(dst, uint64(t.ID))
 	dst = binary.AppendUvarint(dst, uint64(t.Parent))
@@ -177,6 +181,7 @@ func unpackThread(t *Thread, p []byte) {
 	*t = Thread{}
 	f := u()
 	t.Ended, t.Virtual, t.tailOK, t.StackMarks = f&packEnded != 0, f&packVirtual != 0, f&packTailOK != 0, uint8(f>>8)
+	t.ivsUnsorted = f&packIvsUnsorted != 0
 	t.ID = format.ThreadID(u())
 	t.Parent = format.ThreadID(u())
 	t.Start = format.Time(s())

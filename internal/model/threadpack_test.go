@@ -50,7 +50,7 @@ func TestThreadPack(t *testing.T) {
 	}
 	long := Thread{ID: math.MaxUint64, Parent: 1, Name: strings.Repeat("ü-worker-", 200), Start: math.MinInt64, End: math.MaxInt64,
 		Events: math.MaxInt64, Carrier: math.MaxUint64, StartedAt: math.MaxUint32, Carriers: math.MinInt32, Pinned: math.MaxInt32,
-		nSched: math.MaxInt32, tailAt: math.MinInt32, StackMarks: math.MaxUint8, Ended: true, Virtual: true, tailOK: true,
+		nSched: math.MaxInt32, tailAt: math.MinInt32, StackMarks: math.MaxUint8, Ended: true, Virtual: true, tailOK: true, ivsUnsorted: true,
 		Run: RunSplit{math.MinInt64, math.MaxInt64, -1, 1, 0}}
 	for s := range long.Time {
 		long.Time[s] = format.Time(math.MaxInt64 - s)

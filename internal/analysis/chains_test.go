@@ -380,8 +380,12 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	}(relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin)
 	for i, prefix := range append(prefixes, prefixes...) {
 		relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = 256, 1024, math.MaxUint32, 4<<10, 8, 256
+		restore := func() {}
 		if i >= len(prefixes) {
 			relPiece, threadsCompact, flatSpan, segBlock, linkLogShare, linkLogMin = relMaxSize, 1, 1000, 1, 1, 1
+			// And the threads of more than two intervals read by pieces
+			// (the holders' passes, the roots' states: Model.WindowOf).
+			restore = model.SetIvPiece(2)
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
@@ -424,6 +428,7 @@ func TestHoldersAndChainsRead(t *testing.T) {
 			}
 			some += len(got)
 		}
+		restore()
 	}
 	if some < 20 || big < 2 {
 		t.Errorf("only %d roots in all the cases, %d with more than 1000 intervals", some, big)

@@ -2633,9 +2633,10 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 // rootStates splits the stretches of each root kept (segs) by what the
 // root was doing: its intervals' states, runnable between them, ended
 // after its end, unknown before its start or for a thread with no events
-// of its own. Each root's intervals are read once, one root at a time.
+// of its own. Each root's intervals are read once, one root at a time, a
+// long root's by pieces (Model.WindowOf).
 func (s *chainSweep) rootStates(roots []int32) {
-	var buf []model.Interval
+	var win model.IntervalWindow
 	for k, r := range roots {
 		acc := &s.kept[k]
 		segs := s.segs[k].all(s.sp, &s.room)
@@ -2655,7 +2656,7 @@ func (s *chainSweep) rootStates(roots []int32) {
 			continue
 		}
 		t := s.m.ThreadAt(int(r))
-		ivs := s.m.IntervalsOf(t, &buf)
+		s.m.WindowOf(t, &win)
 		cuts := s.joinCut[r]
 		slices.SortFunc(cuts, func(x, y heldSpan) int { return cmp.Compare(x.a, y.a) })
 		i := 0
@@ -2669,11 +2670,16 @@ func (s *chainSweep) rootStates(roots []int32) {
 				add(rootEnded, n, max(a, t.End), b)
 				b = max(a, t.End)
 			}
-			for i < len(ivs) && ivs[i].End <= a {
-				i++
+			// A long root's intervals by pieces (Model.WindowOf): those
+			// of the stretch, i the first's place in the thread.
+			ivs, from := win.Cover(a, b)
+			li := max(i-from, 0)
+			for li < len(ivs) && ivs[li].End <= a {
+				li++
 			}
+			i = from + li
 			at := a
-			for j := i; j < len(ivs) && ivs[j].Start < b; j++ {
+			for j := li; j < len(ivs) && ivs[j].Start < b; j++ {
 				p, q := max(ivs[j].Start, a), min(ivs[j].End, b)
 				if q <= p {
 					continue

@@ -256,10 +256,12 @@ var sealEvery = 1 << 16
 // it goes, and its readers, would go untried. The model's own tests run
 // so always (export_test.go).
 func SetSealEveryEvent() (restore func()) {
-	s, m, sb, lc, bb, wb, hb, ip := sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece
-	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece = 1, 0, 1, 1, 1, 1, 1, 2
+	s, m, sb, lc, bb, wb, hb := sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch
+	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = 1, 0, 1, 1, 1, 1, 1
+	pieces := SetIvPiece(2)
 	return func() {
-		sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch, ivPiece = s, m, sb, lc, bb, wb, hb, ip
+		sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch, handOffBatch = s, m, sb, lc, bb, wb, hb
+		pieces()
 	}
 }
 

@@ -57,8 +57,26 @@ func TestIvStreamCover(t *testing.T) {
 			s.addTo(&other.spill, spillSmp, make([]byte, 1+rng.Intn(100)))
 		}
 	}
+	if err := s.flush(); err != nil { // as Finalize
+		t.Fatal(err)
+	}
 	m := &Model{spill: s, dropped: true}
 	end := all[len(all)-1].End
+	// Model.WindowOf's window (the wait chains' roots): from and the
+	// intervals hold each stretch's, asked in order.
+	var w IntervalWindow
+	m.WindowOf(th, &w)
+	for a := all[0].Start; a < end; a += 97 {
+		ivs, from := w.Cover(a, a+150)
+		for i := range all {
+			if all[i].End > a && all[i].Start < a+150 && (i < from || i >= from+len(ivs) || ivs[i-from] != all[i]) {
+				t.Fatalf("WindowOf: [%d, %d): interval %d not in the window [%d, %d)", a, a+150, i, from, from+len(ivs))
+			}
+		}
+		if len(ivs) > 2*ivPiece+2*ivBlockMax+3*12+150 {
+			t.Fatalf("WindowOf: [%d, %d): %d intervals held", a, a+150, len(ivs))
+		}
+	}
 	for _, back := range []bool{false, true} {
 		var st ivStream
 		var c Cursor

@@ -771,6 +771,16 @@ func (m *Model) spilledSome(t *Thread, sp *spilled, samples, ivs bool) *Thread {
 // threads over an hour of an always-on recording is millions.
 var ivPiece = 1 << 15
 
+// SetIvPiece makes the holders' passes and Model.WindowOf read a thread of
+// more than n intervals by pieces of about n, and returns a func that
+// restores it: for the tests of the packages that read a spilled model,
+// whose small recordings would otherwise be read whole.
+func SetIvPiece(n int) (restore func()) {
+	old := ivPiece
+	ivPiece = n
+	return func() { ivPiece = old }
+}
+
 // ivBlockMax is the most intervals a block of a thread's grows to before
 // the next chunk begins a block of its own (addCount): ivStream reads
 // whole blocks, and a thread whose chunks follow each other in the file
@@ -857,6 +867,45 @@ func (s *ivStream) more() bool {
 	s.m.IntervalsRead += int(c)
 	s.next = j
 	return true
+}
+
+// IntervalWindow reads a thread's intervals back in order of start, as the
+// holders' passes do: a thread of more than ivPiece (in order) by pieces,
+// a window over them, else whole (Model.IntervalsOf). The zero
+// IntervalWindow reads nothing; Model.WindowOf sets it to a thread.
+type IntervalWindow struct {
+	s      ivStream
+	c      Cursor
+	x      blameIndex
+	buf    []Interval // IntervalsOf's room
+	ivs    []Interval // the whole, when not by pieces
+	pieces bool
+}
+
+// WindowOf makes w read t's intervals from the first.
+func (m *Model) WindowOf(t *Thread, w *IntervalWindow) {
+	w.pieces = m.byPieces(t)
+	w.ivs = nil
+	if w.pieces {
+		w.s.reset(m, t, nil)
+		w.c, w.x = Cursor{}, blameIndex{last: -1}
+		return
+	}
+	w.ivs = m.IntervalsOf(t, &w.buf)
+}
+
+// Cover returns the thread's intervals from the from-th on, a window that
+// holds every one that ends after a and begins before b (the whole, when
+// not read by pieces): valid until the next call. Asked with a's in order,
+// it reads each interval once and holds about those asked for and a
+// piece or two; an a before one asked reads the thread again from its
+// first.
+func (w *IntervalWindow) Cover(a, b format.Time) (ivs []Interval, from int) {
+	if !w.pieces {
+		return w.ivs, 0
+	}
+	w.s.cover(a, b, &w.c, &w.x)
+	return w.s.ivs, w.s.from
 }
 
 // cover makes ivs hold every interval of the thread that ends after a and

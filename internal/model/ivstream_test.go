@@ -73,7 +73,7 @@ func TestIvStreamCover(t *testing.T) {
 				t.Fatalf("WindowOf: [%d, %d): interval %d not in the window [%d, %d)", a, a+150, i, from, from+len(ivs))
 			}
 		}
-		if len(ivs) > 2*ivPiece+2*ivBlockMax+3*12+150 {
+		if len(ivs) > 3*ivPiece+2*ivBlockMax+3*12+150 {
 			t.Fatalf("WindowOf: [%d, %d): %d intervals held", a, a+150, len(ivs))
 		}
 	}
@@ -140,7 +140,7 @@ func TestIvStreamCover(t *testing.T) {
 					}
 				}
 			}
-			if len(st.ivs) > n+2*ivPiece+2*ivBlockMax+3*12 {
+			if len(st.ivs) > n+3*ivPiece+2*ivBlockMax+3*12 {
 				t.Fatalf("span %d [%d, %d): %d intervals held for %d covered", q, a, b, len(st.ivs), n)
 			}
 			c.iv = searchEndAfter(st.ivs, c.iv, a) // as foldSpan moves it

@@ -928,8 +928,12 @@ func (s *ivStream) cover(a, b format.Time, c *Cursor, x *blameIndex) {
 }
 
 // letGo lets go of the intervals that end by a, but those of the first
-// kept's start, once they are ivPiece or more.
+// kept's start, once they are ivPiece or more; looked for once ivs holds
+// two pieces, not searched at every span.
 func (s *ivStream) letGo(a format.Time, c *Cursor, x *blameIndex) {
+	if len(s.ivs) < 2*ivPiece {
+		return
+	}
 	k := searchEndAfter(s.ivs, 0, a)
 	if k < ivPiece {
 		return

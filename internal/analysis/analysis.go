@@ -156,13 +156,17 @@ func IsDeadlock(m *model.Model, d model.Deadlock) bool {
 // broke when another thread blocked on the Logger named its new owner, the
 // very thread the cycle said was waiting for it).
 func gaveUp(m *model.Model, d model.Deadlock) bool {
+	var w model.IntervalWindow
 	for i, th := range d.Threads {
 		t := m.Thread(th)
 		if t == nil {
 			continue
 		}
-		var buf []model.Interval
-		for _, iv := range m.IntervalsOf(t, &buf) {
+		// Its intervals that end at d.Resolved: a long thread's read by
+		// pieces up to there (Model.WindowOf), not whole.
+		m.WindowOf(t, &w)
+		ivs, _ := w.Cover(d.Resolved-1, d.Resolved+1)
+		for _, iv := range ivs {
 			if iv.Open || iv.End != d.Resolved || iv.Since > d.At || i < len(d.Objects) && iv.Object != d.Objects[i] && d.Objects[i] != 0 {
 				continue
 			}

@@ -1,15 +1,20 @@
 package analysis
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
+	"orca/internal/testrec"
 )
 
 // build folds event lines ("time,Kind,fields…"; ids are hex, short ones
@@ -276,6 +281,44 @@ func TestDeadlockBrokeByUnpark(t *testing.T) {
 		}
 		if got := Deadlocks(m); len(got) != c.want {
 			t.Errorf("park %s: %d deadlocks, want %d: %+v", c.how, len(got), c.want, got)
+		}
+		// The same with A's intervals in the spill alone, A sleeping
+		// twenty times first and read by pieces of two (Model.WindowOf):
+		// its park's end found as when read whole.
+		var sleeps strings.Builder
+		for k := range 20 {
+			fmt.Fprintf(&sleeps, "0.%02d,ThreadSleep,A,0\n0.%02d5,ThreadSlept,A,0\n", 10+k*4, 10+k*4)
+		}
+		prefix := filepath.Join(t.TempDir(), "gaveup")
+		testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(`0,ThreadStarted,A,transport
+0,ThreadStarted,B,task
+0,ThreadStarted,C,other
+` + sleeps.String() + `1,ThreadPark,A,5EC,B,,exclusive,0
+1.01,MonitorContendedEnter,B,AA,A,0
+1.21,ThreadUnpark,C,A,0
+1.21,ThreadUnparked,A,5EC,` + c.how + `,0
+1.3,MonitorContendedEntered,B,AA,0
+2,ThreadEnded,A
+2,ThreadEnded,B
+2,ThreadEnded,C
+`)}}}, prefix)
+		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+		sm := res.Model
+		if !sm.IntervalsDropped() || len(sm.Deadlocks) != 1 {
+			t.Fatalf("%s, spilled: dropped %v, %d cycles, want 1", c.how, sm.IntervalsDropped(), len(sm.Deadlocks))
+		}
+		most := 0
+		for _, th := range sm.Deadlocks[0].Threads {
+			most = max(most, sm.IntervalCount(sm.Thread(th)))
+		}
+		if most < 20 {
+			t.Fatalf("%s, spilled: the cycle's threads have at most %d intervals, want A's 20 sleeps and more", c.how, most)
+		}
+		restore := model.SetIvPiece(2)
+		got := Deadlocks(sm)
+		restore()
+		if len(got) != c.want {
+			t.Errorf("park %s, spilled, read by pieces: %d deadlocks, want %d: %+v", c.how, len(got), c.want, got)
 		}
 	}
 }

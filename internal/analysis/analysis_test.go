@@ -263,34 +263,13 @@ func TestDeadlockBrokeByUnpark(t *testing.T) {
 		how  string
 		want int
 	}{{"unparked", 0}, {"timeout", 1}} {
-		m := build(t, `
-0,ThreadStarted,A,transport
-0,ThreadStarted,B,task
-0,ThreadStarted,C,other
-1,ThreadPark,A,5EC,B,,exclusive,0
-1.01,MonitorContendedEnter,B,AA,A,0
-1.21,ThreadUnpark,C,A,0
-1.21,ThreadUnparked,A,5EC,`+c.how+`,0
-1.3,MonitorContendedEntered,B,AA,0
-2,ThreadEnded,A
-2,ThreadEnded,B
-2,ThreadEnded,C
-`)
-		if len(m.Deadlocks) != 1 {
-			t.Fatalf("%s: the model has %d cycles, want 1: %+v", c.how, len(m.Deadlocks), m.Deadlocks)
-		}
-		if got := Deadlocks(m); len(got) != c.want {
-			t.Errorf("park %s: %d deadlocks, want %d: %+v", c.how, len(got), c.want, got)
-		}
-		// The same with A's intervals in the spill alone, A sleeping
-		// twenty times first and read by pieces of two (Model.WindowOf):
-		// its park's end found as when read whole.
+		// A sleeps twenty times first: from the spill (below), its
+		// intervals are read by pieces of two (Model.WindowOf).
 		var sleeps strings.Builder
 		for k := range 20 {
 			fmt.Fprintf(&sleeps, "0.%02d,ThreadSleep,A,0\n0.%02d5,ThreadSlept,A,0\n", 10+k*4, 10+k*4)
 		}
-		prefix := filepath.Join(t.TempDir(), "gaveup")
-		testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(`0,ThreadStarted,A,transport
+		lines := `0,ThreadStarted,A,transport
 0,ThreadStarted,B,task
 0,ThreadStarted,C,other
 ` + sleeps.String() + `1,ThreadPark,A,5EC,B,,exclusive,0
@@ -301,7 +280,18 @@ func TestDeadlockBrokeByUnpark(t *testing.T) {
 2,ThreadEnded,A
 2,ThreadEnded,B
 2,ThreadEnded,C
-`)}}}, prefix)
+`
+		m := build(t, lines)
+		if len(m.Deadlocks) != 1 {
+			t.Fatalf("%s: the model has %d cycles, want 1: %+v", c.how, len(m.Deadlocks), m.Deadlocks)
+		}
+		if got := Deadlocks(m); len(got) != c.want {
+			t.Errorf("park %s: %d deadlocks, want %d: %+v", c.how, len(got), c.want, got)
+		}
+		// The same with the intervals in the spill alone: A's park's end
+		// found as when read whole.
+		prefix := filepath.Join(t.TempDir(), "gaveup")
+		testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(lines)}}}, prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
 		sm := res.Model
 		if !sm.IntervalsDropped() || len(sm.Deadlocks) != 1 {

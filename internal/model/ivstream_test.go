@@ -101,7 +101,7 @@ func TestIvStreamCover(t *testing.T) {
 			wantC := c.iv + st.from           // the cursor's place in the thread
 			x.last = min(c.iv, len(st.ivs)-1) // the blame index's interval asked last
 			wantLast := x.last + st.from
-			rewound := st.cut && a < st.floor
+			rewound := st.from > 0 && a < st.floor
 			if rewound {
 				maxB = 0 // read again from the first
 			}

@@ -807,10 +807,10 @@ type ivStream struct {
 	room  []byte // the blocks read
 	stage []byte
 	ahead *spillAhead // the blocks staged (spillFill), nil: none
-	// floor: the intervals let go ended at or before it (cover): a span
-	// that begins before it reads the thread again from its first.
+	// floor: with from > 0, the intervals let go ended at or before it
+	// (cover): a span that begins before it reads the thread again from
+	// its first.
 	floor format.Time
-	cut   bool
 }
 
 // reset makes s read t's intervals from the first, the blocks staged in
@@ -831,7 +831,7 @@ func (s *ivStream) reset(m *Model, t *Thread, ahead *spillAhead) {
 
 // rewind makes s read from the thread's first interval again.
 func (s *ivStream) rewind() {
-	s.next, s.ivs, s.from, s.cut = 0, s.ivs[:0], 0, false
+	s.next, s.ivs, s.from = 0, s.ivs[:0], 0
 }
 
 // more reads the next piece after those in ivs, and reports whether there
@@ -916,7 +916,7 @@ func (w *IntervalWindow) Cover(a, b format.Time) (ivs []Interval, from int) {
 // order of start (heldSort): one that begins before the intervals let go
 // ended reads them again from the first.
 func (s *ivStream) cover(a, b format.Time, c *Cursor, x *blameIndex) {
-	if s.cut && a < s.floor {
+	if s.from > 0 && a < s.floor {
 		s.rewind()
 		c.iv, x.last = 0, -1
 	}
@@ -950,7 +950,7 @@ func (s *ivStream) letGo(a format.Time, c *Cursor, x *blameIndex) {
 	}
 	s.ivs = s.ivs[:copy(s.ivs, s.ivs[k:])]
 	s.from += k
-	s.floor, s.cut = a, true
+	s.floor = a
 	c.iv = max(c.iv-k, 0)
 	if x.last -= k; x.last < 0 {
 		x.last = -1

@@ -875,8 +875,6 @@ func (s *ivStream) more() bool {
 // IntervalWindow reads nothing; Model.WindowOf sets it to a thread.
 type IntervalWindow struct {
 	s      ivStream
-	c      Cursor
-	x      blameIndex
 	buf    []Interval // IntervalsOf's room
 	ivs    []Interval // the whole, when not by pieces
 	pieces bool
@@ -888,7 +886,6 @@ func (m *Model) WindowOf(t *Thread, w *IntervalWindow) {
 	w.ivs = nil
 	if w.pieces {
 		w.s.reset(m, t, nil)
-		w.c, w.x = Cursor{}, blameIndex{last: -1}
 		return
 	}
 	w.ivs = m.IntervalsOf(t, &w.buf)
@@ -904,27 +901,40 @@ func (w *IntervalWindow) Cover(a, b format.Time) (ivs []Interval, from int) {
 	if !w.pieces {
 		return w.ivs, 0
 	}
-	w.s.cover(a, b, &w.c, &w.x)
+	w.s.cover(a, b, nil, nil)
 	return w.s.ivs, w.s.from
 }
 
 // cover makes ivs hold every interval of the thread that ends after a and
 // begins before b, and the intervals of the first's start before it (a
 // blameIndex counts them): it lets go of those before, once they are a
-// piece or more, and reads on. With c and x, the holders' fold's cursor
-// and blame index over ivs, moved with it. A span of a holder's comes in
+// piece or more, and reads on. With c and x (nil: none), the holders'
+// fold's cursor and blame index over ivs, moved with it. A span of a holder's comes in
 // order of start (heldSort): one that begins before the intervals let go
 // ended reads them again from the first.
 func (s *ivStream) cover(a, b format.Time, c *Cursor, x *blameIndex) {
 	if s.from > 0 && a < s.floor {
 		s.rewind()
-		c.iv, x.last = 0, -1
+		s.moved(math.MaxInt, c, x)
 	}
 	s.letGo(a, c, x)
 	for (len(s.ivs) == 0 || s.ivs[len(s.ivs)-1].Start < b) && s.more() {
 		s.letGo(a, c, x)
 	}
-	x.ivs = s.ivs
+	if x != nil {
+		x.ivs = s.ivs
+	}
+}
+
+// moved moves c and x (nil: none) back by the k intervals let go before
+// ivs[0]: to the first, or none asked, when they were among them.
+func (s *ivStream) moved(k int, c *Cursor, x *blameIndex) {
+	if c != nil {
+		c.iv = max(c.iv-k, 0)
+	}
+	if x != nil {
+		x.last = max(x.last-k, -1)
+	}
 }
 
 // letGo lets go of the intervals that end by a, but those of the first
@@ -951,10 +961,7 @@ func (s *ivStream) letGo(a format.Time, c *Cursor, x *blameIndex) {
 	s.ivs = s.ivs[:copy(s.ivs, s.ivs[k:])]
 	s.from += k
 	s.floor = a
-	c.iv = max(c.iv-k, 0)
-	if x.last -= k; x.last < 0 {
-		x.last = -1
-	}
+	s.moved(k, c, x)
 }
 
 // ReadRun gives h, a copy of t, t's scheduler times (Thread.Sched) and

@@ -965,3 +965,75 @@ func TestReleasesChunked(t *testing.T) {
 		t.Fatalf("%d runs of %d bytes in all read back in %d reads of the spill, want at most %d", runs, n, reads, most)
 	}
 }
+
+// TestChainsSlots checks the sweep against the walk per waiter where its
+// slots are given again (chainSweep.slots): "p" blocks on A1, held by
+// "h", from 1.0 to 2.0, "w" behind it on A2 from 1.5 to 2.0, and "q"
+// starts to wait 1 ns before their ends (1.999999999, on A3 held by "r"):
+// no slot of theirs is free then. Then six workers, one after another,
+// each blocks 50 ms on A4 held by "h", and another on A5 held by the
+// worker: each worker's slot and its waiter's are the ones before's, at
+// an instant after their last end (or at it: the workers from 3.2 on
+// begin as the one before ends).
+func TestChainsSlots(t *testing.T) {
+	ev := func(at float64, rest string) string { return fmt.Sprintf("%.10f,%s\n", at, rest) }
+	st := "2;00000003;00000010;00000002;00000000"
+	var b strings.Builder
+	b.WriteString(ev(0, "ThreadStarted,00000001,main"))
+	for _, th := range []string{"00000010,p", "00000011,h", "00000012,w", "00000013,q", "00000014,r"} {
+		b.WriteString(ev(0.01, "ThreadStarted,"+th))
+	}
+	b.WriteString(ev(1.0, "MonitorContendedEnter,00000010,000000A1,00000011,"+st))
+	b.WriteString(ev(1.5, "MonitorContendedEnter,00000012,000000A2,00000010,"+st))
+	b.WriteString(ev(1.999999999, "MonitorContendedEnter,00000013,000000A3,00000014,"+st))
+	b.WriteString(ev(2.0, "MonitorContendedEntered,00000010,000000A1,"+st))
+	b.WriteString(ev(2.0, "MonitorContendedEntered,00000012,000000A2,"+st))
+	b.WriteString(ev(2.0, "ThreadEnded,00000010"))
+	b.WriteString(ev(2.0, "ThreadEnded,00000012"))
+	b.WriteString(ev(2.5, "MonitorContendedEntered,00000013,000000A3,"+st))
+	for i := range 6 {
+		at := 3.0 + 0.1*float64(i)
+		if i >= 2 {
+			at = 3.2 + 0.05*float64(i-2) // as the one before ends
+		}
+		wk, wt := fmt.Sprintf("%08X", 0x20+2*i), fmt.Sprintf("%08X", 0x21+2*i)
+		b.WriteString(ev(at-0.001, "ThreadStarted,"+wk+",worker"))
+		b.WriteString(ev(at-0.001, "ThreadStarted,"+wt+",behind"))
+		b.WriteString(ev(at, "MonitorContendedEnter,"+wk+",000000A4,00000011,"+st))
+		b.WriteString(ev(at+0.01, "MonitorContendedEnter,"+wt+",000000A5,"+wk+","+st))
+		b.WriteString(ev(at+0.05, "MonitorContendedEntered,"+wk+",000000A4,"+st))
+		b.WriteString(ev(at+0.05, "MonitorContendedEntered,"+wt+",000000A5,"+st))
+		b.WriteString(ev(at+0.05, "ThreadEnded,"+wk))
+		b.WriteString(ev(at+0.05, "ThreadEnded,"+wt))
+	}
+	for _, th := range []string{"00000011", "00000013", "00000014", "00000001"} {
+		b.WriteString(ev(4, "ThreadEnded,"+th))
+	}
+	ar := testrec.Parse(t, "../report/testdata/chains.txtar")
+	for i := range ar.Files {
+		if ar.Files[i].Name == "orca" {
+			ar.Files[i].Data = []byte(b.String())
+		}
+	}
+	_, res := testrec.Build(t, ar, "slots")
+	var nodes, slots int
+	slotsMade = func(n, s int) { nodes, slots = n, s }
+	defer func() { slotsMade = nil }()
+	v := res.Model.Filter(nil)
+	for _, n := range []int{0, 2} {
+		want, wantTotal := chains(v, nil, n, true)
+		got, gotTotal := Chains(v, nil, n)
+		if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+			t.Errorf("n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", n, gotTotal, got, wantTotal, want)
+		}
+		if wantTotal != 2 {
+			t.Errorf("n %d: %d roots, want h and r", n, wantTotal)
+		}
+	}
+	// p, h, w, q, r: five at 1.999999999; the workers and their waiters
+	// in p's, w's, q's and r's (a worker that begins as the one before
+	// ends in the two others).
+	if nodes < 17 || slots != 5 {
+		t.Errorf("%d nodes in %d slots, want 17 or more in 5", nodes, slots)
+	}
+}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"container/heap"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -607,12 +608,31 @@ type chainSweep struct {
 	// cur2: room for a bucket read back (run), kept from pass to pass.
 	cur2 []uint64
 
-	// The forest, by node (sweepNode).
-	nd []sweepNode
-	// hist: by node that has one (histOf), its subtree's waiters by their
+	// The forest, by slot (sweepNode): a node takes a slot at its first
+	// edge, from it or to it, and the slot is another's once its last
+	// has ended (order: spans), so that nd holds the nodes under way, not
+	// every node ever seen (a 64-byte node for each of c5G-slow5's 1.36 M
+	// threads was 87 MB of its report's peak, pass 2). slotOf: by node,
+	// its slot (what an edge's from and to name, taken when read: take);
+	// slotNode: by slot, its node now (-1: none yet this pass); nacc: by
+	// node, its thread's entry in accs (sweepNode.nodeAcc's, which a slot
+	// given again forgets), -1 before it has one.
+	nd       []sweepNode
+	slotOf   []int32
+	slotNode []int32
+	nacc     []int32
+	// spans: by node, the first and the last instant of its edges (order:
+	// span), from it or to it, in units of 2^spanShift ns from lo,
+	// spanFirst rounded down and spanLast up (0: no edge), and spanBy the
+	// nodes in the order of their first: what slots gives out the slots
+	// by, let go then.
+	spanFirst, spanLast []uint32
+	spanBy              []int32
+	spanShift           uint8
+	// hist: by slot that has one (histOf), its subtree's waiters by their
 	// distance to it (the chains' depths), from 2 on: its [i] is distance
 	// i+2 (0 is x's own edge, a waiter's or not: ownWaiter; 1 is
-	// sweepNode.h1). histOf: by node, its entry in hist + 1, 0 for none:
+	// sweepNode.h1). histOf: by slot, its entry in hist + 1, 0 for none:
 	// 4 bytes a node where a slice each was 24, for nodes most of which
 	// never have waiters at distance 2 (33 MB of c5G-slow5's report at
 	// pass 1's peak).
@@ -1117,9 +1137,14 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	s.relWins, s.relFree, s.relExp = nil, nil, nil
 	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
-	s.nd, s.hist, s.histOf = make([]sweepNode, nn), nil, make([]int32, nn)
-	for i := range s.nd {
-		s.nd[i].nodeAcc = -1
+	ns := s.slots()
+	if slotsMade != nil {
+		slotsMade(nn, ns)
+	}
+	s.nd, s.slotNode, s.hist, s.histOf = make([]sweepNode, ns), make([]int32, ns), nil, make([]int32, ns)
+	s.nacc = make([]int32, nn)
+	for i := range s.nacc {
+		s.nacc[i] = -1
 	}
 	s.reset()
 	s.step(StepChainsRoots, 0, 0)
@@ -1169,8 +1194,8 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	}
 	s.accs, s.accEnd = nil, nil
 	s.same = map[int32]int32{}
-	for x := range s.nd {
-		if s.nd[x].nodeAcc >= 0 {
+	for x, ai := range s.nacc {
+		if ai >= 0 {
 			continue
 		}
 		if p := s.node.get(s.ids[x]); p != int32(x) {
@@ -1289,21 +1314,15 @@ func (s *chainSweep) pass2Batch(order, roots []int32, top []sweepAcc, last bool)
 			s.wideLinks[k] = map[linkKey]format.Time{}
 		}
 	}
-	// A batch after another: its forest from nothing (reset, and the
-	// cycles' marks and the children a run stopped at s.stop left).
-	for i := range s.nd {
-		d := &s.nd[i]
-		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
-		d.selNode = s.sel(d.nodeAcc)
-		d.selCyc = false
-	}
+	// A batch after another: its forest from nothing (reset: every
+	// slot given again, what a run stopped at s.stop left forgotten).
 	s.reset()
 	s.run()
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
 		s.flat, s.cur2, s.dirty = nil, nil, nil
-		s.nd, s.same = nil, nil
+		s.nd, s.slotNode, s.slotOf, s.nacc, s.same = nil, nil, nil, nil, nil
 	}
 	s.rootStates(roots)
 	for k := range order {
@@ -1388,15 +1407,29 @@ func (l *ChainList) hops(k int) map[hop]format.Time {
 	return links
 }
 
-// reset makes every node a root with no edge and no waiter behind it.
+// reset makes every slot free: each node a root with no edge and no
+// waiter behind it until its first edge of the pass (take).
 func (s *chainSweep) reset() {
-	for i := range s.nd {
-		d := &s.nd[i]
-		d.par, d.cur, d.cnt, d.last, d.h1 = -1, -1, 0, 0, 0
+	for i := range s.slotNode {
+		s.slotNode[i] = -1
 	}
-	for i := range s.hist {
-		s.hist[i] = s.hist[i][:0]
+}
+
+// take returns node n's slot, given to n when another's (its first edge
+// this pass: the one before in it has had its last).
+func (s *chainSweep) take(n int32) int32 {
+	x := s.slotOf[n]
+	if s.slotNode[x] != n {
+		s.slotNode[x] = n
+		d := &s.nd[x]
+		*d = sweepNode{par: -1, cur: -1, nodeAcc: s.nacc[n]}
+		if s.pass2 {
+			d.selNode = s.sel(d.nodeAcc)
+		} else if i := s.histOf[x]; i > 0 { // pass 2 has none: pass 1's depths
+			s.hist[i-1] = s.hist[i-1][:0]
+		}
 	}
+	return x
 }
 
 // interval adds the edges of t's interval iv (spans: its blame spans with
@@ -1782,12 +1815,6 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 // base is bucket k's start, what its first edge's a is packed against.
 func (s *chainSweep) base(k int) format.Time { return s.lo + format.Time(k)*s.width }
 
-// hopOf is the step of x's edge now: how x waited, on what.
-func (s *chainSweep) hopOf(x int32) hop {
-	on := s.ons[s.nd[x].curLk]
-	return hop{from: s.ids[x], to: s.ids[s.nd[x].curTo&^srcBit], obj: on.obj, how: on.how}
-}
-
 // order sorts each bucket's edges by start, stably: at one instant in
 // the order they came, which is the threads' (a thread's edges come in
 // time order, and when they do not the later of two starts at one
@@ -1807,6 +1834,9 @@ func (s *chainSweep) order() {
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
 	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
+	for s.width*edgeBuckets>>s.spanShift >= math.MaxUint32-1 {
+		s.spanShift++
+	}
 	for k := range s.buckets {
 		s.expire(k)
 		l := &s.buckets[k]
@@ -1865,6 +1895,8 @@ func (s *chainSweep) order() {
 		pend[k] = nil
 		for i := range tmp {
 			e := &tmp[i]
+			s.span(e.from, e.a, e.b)
+			s.span(int32(e.to&^srcBit), e.a, e.b)
 			v := endEv{b: e.b, from: e.from, e: place}
 			place++
 			if kb := s.bucketOf(e.b); kb == k {
@@ -1910,6 +1942,78 @@ func (s *chainSweep) order() {
 		}
 	}
 	s.buckets = nil // every edge is in s.flat now
+}
+
+// span adds the edge [a, b) of node n (from it or to it) to n's span: the
+// edges come in the order of their starts (order).
+func (s *chainSweep) span(n int32, a, b format.Time) {
+	if int(n) >= len(s.spanLast) {
+		s.spanFirst = append(s.spanFirst, make([]uint32, len(s.ids)-len(s.spanFirst))...)
+		s.spanLast = append(s.spanLast, make([]uint32, len(s.ids)-len(s.spanLast))...)
+	}
+	// last: above b (its units' next), never 0.
+	last := uint32(min(max(b-s.lo, 0)>>s.spanShift+1, math.MaxUint32))
+	if s.spanLast[n] == 0 {
+		s.spanFirst[n] = uint32(min(max(a-s.lo, 0)>>s.spanShift, math.MaxUint32))
+		s.spanBy = append(s.spanBy, n)
+	}
+	s.spanLast[n] = max(s.spanLast[n], last)
+}
+
+// slots gives each node with edges its slot (slotOf) and returns how many
+// there are: the nodes in the order of their first edge, each given a slot
+// whose node's last edge ended before (spanLast at most its spanFirst: its
+// b before its a), else a new one. A slot is so another's at an instant
+// after the last of its node's, never at it: the sweep is done with a node
+// once the instant of its last end is (its depth taken, its time flushed).
+func (s *chainSweep) slots() int {
+	s.slotOf = make([]int32, len(s.ids))
+	for i := range s.slotOf {
+		s.slotOf[i] = -1
+	}
+	var busy slotHeap
+	var free []int32
+	ns := int32(0)
+	for _, n := range s.spanBy {
+		for len(busy) > 0 && busy[0].last <= s.spanFirst[n] {
+			free = append(free, heap.Pop(&busy).(slotEnd).slot)
+		}
+		x := ns
+		if len(free) > 0 {
+			x, free = free[len(free)-1], free[:len(free)-1]
+		} else {
+			ns++
+		}
+		s.slotOf[n] = x
+		heap.Push(&busy, slotEnd{last: s.spanLast[n], slot: x})
+	}
+	s.spanFirst, s.spanLast, s.spanBy = nil, nil, nil
+	return int(ns)
+}
+
+// slotsMade, when set (tests), is told the nodes and the slots of each
+// sweep (slots).
+var slotsMade func(nodes, slots int)
+
+// slotEnd is a slot given out (slots) and where its node's span ends.
+type slotEnd struct {
+	last uint32
+	slot int32
+}
+
+// slotHeap is the slots given out, the one whose node's span ends first
+// on top (container/heap).
+type slotHeap []slotEnd
+
+func (h slotHeap) Len() int           { return len(h) }
+func (h slotHeap) Less(i, j int) bool { return h[i].last < h[j].last }
+func (h slotHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *slotHeap) Push(x any)        { *h = append(*h, x.(slotEnd)) }
+func (h *slotHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // sortEnds sorts ends by lessEnd as order sorts a bucket's starts: a
@@ -2165,17 +2269,17 @@ func (s *chainSweep) run() {
 			}
 			now := t0 + format.Time(at)
 			for ; j < len(ends) && ends[j].b == at; j++ {
-				if v := &ends[j]; s.nd[v.from].cur == v.e {
-					s.detach(v.from, now)
+				if v := &ends[j]; s.nd[s.slotOf[v.from]].cur == v.e {
+					s.detach(s.slotOf[v.from], now)
 				}
 			}
 			for ; i < len(starts) && starts[i].a == at; i++ {
 				v := &starts[i]
-				x := v.from
+				x := s.take(v.from)
 				if s.nd[x].cur >= 0 { // edges of one thread that overlap: the later wins
 					s.detach(x, now)
 				}
-				s.attach(x, e, v.to, v.lk, now)
+				s.attach(x, e, uint32(s.take(int32(v.to&^srcBit)))|v.to&srcBit, v.lk, now)
 				e++
 			}
 			if !s.pass2 {
@@ -2221,30 +2325,33 @@ func (s *chainSweep) accOf2(r int32) int32 {
 // pass 2 none is made: noAcc for a thread pass 1 gave none.
 func (s *chainSweep) nodeAccOf(x int32) int32 {
 	if s.nd[x].nodeAcc == -1 {
-		var p int32
-		if s.pass2 {
-			// The index let go (chains): the node of x's ID is x but
-			// where same says.
-			p = x
-			if q, ok := s.same[x]; ok {
-				p = q
+		n := s.slotNode[x]
+		if s.nacc[n] == -1 {
+			var p int32
+			if s.pass2 {
+				// The index let go (chains): the node of n's ID is n but
+				// where same says.
+				p = n
+				if q, ok := s.same[n]; ok {
+					p = q
+				}
+			} else {
+				p = s.node.get(s.ids[n])
 			}
-		} else {
-			p = s.node.get(s.ids[x])
+			switch {
+			case s.nacc[p] >= 0:
+			case s.pass2:
+				s.nacc[p] = noAcc
+			default:
+				s.nacc[p] = int32(len(s.accs))
+				s.accs = append(s.accs, sweepAcc{root: s.ids[p]})
+				s.accEnd = append(s.accEnd, 0)
+			}
+			s.nacc[n] = s.nacc[p]
 		}
-		switch {
-		case s.nd[p].nodeAcc >= 0:
-		case s.pass2:
-			s.nd[p].nodeAcc = noAcc
-		default:
-			s.nd[p].nodeAcc = int32(len(s.accs))
-			s.accs = append(s.accs, sweepAcc{root: s.ids[p]})
-			s.accEnd = append(s.accEnd, 0)
-		}
-		s.nd[x].nodeAcc = s.nd[p].nodeAcc
+		s.nd[x].nodeAcc = s.nacc[n]
 		if s.pass2 {
-			sel := s.sel(s.nd[p].nodeAcc)
-			s.nd[p].selNode, s.nd[x].selNode = sel, sel
+			s.nd[x].selNode = s.sel(s.nacc[n])
 		}
 	}
 	return s.nd[x].nodeAcc
@@ -2286,7 +2393,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		// the smallest id.
 		m := x
 		for u := y; u != x; u = s.nd[u].par {
-			if s.ids[u] < s.ids[m] {
+			if s.ids[s.slotNode[u]] < s.ids[s.slotNode[m]] {
 				m = u
 			}
 		}
@@ -2623,7 +2730,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	case k < 0:
 	case s.nd[r].cur >= 0:
 		s.kept[k].states[rootCycle] += n * (now - a)
-	case r >= s.relBase:
+	case s.slotNode[r] >= s.relBase:
 		s.kept[k].states[rootReleased] += n * (now - a)
 	default:
 		s.segs[k].add(a, now, n, s.sp)
@@ -2720,10 +2827,12 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 		return
 	}
 	acc := &s.kept[k]
-	if to := int32(s.nd[x].curTo &^ srcBit); s.wide {
-		s.wideLinks[k][linkKey{x, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
+	// The links by node, not by slot (the forest's).
+	xn, to := s.slotNode[x], s.slotNode[s.target(x)]
+	if s.wide {
+		s.wideLinks[k][linkKey{xn, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
 	} else {
-		s.links[k].add(linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits), format.Time(n)*(now-a), s.nodeBits, s.lkBits)
+		s.links[k].add(linkWord(xn, to, s.nd[x].curLk, s.nodeBits, s.lkBits), format.Time(n)*(now-a), s.nodeBits, s.lkBits)
 	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
@@ -2736,7 +2845,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 				acc.threads = slices.Grow(acc.threads, len(acc.threads))
 			}
 		}
-		acc.threads = append(acc.threads, s.ids[x])
+		acc.threads = append(acc.threads, s.ids[xn])
 	}
 }
 

@@ -615,8 +615,10 @@ type chainSweep struct {
 	// threads was 87 MB of its report's peak, pass 2). slotOf: by node,
 	// its slot (what an edge's from and to name, taken when read: take);
 	// slotNode: by slot, its node now (-1: none yet this pass); nacc: by
-	// node, its thread's entry in accs (sweepNode.nodeAcc's, which a slot
-	// given again forgets), -1 before it has one.
+	// node, its thread's entry in accs, -1 before it has one (a node's
+	// entry outlives its slot: sweepNode.nodeAcc is its copy in the slot's
+	// line of the cache, which the sweep reads at every change of a root,
+	// where nacc would be a miss more).
 	nd       []sweepNode
 	slotOf   []int32
 	slotNode []int32

@@ -72,7 +72,9 @@ func (m *Model) setLocks(ag *aggregator) {
 	}
 	locks, groups := ag.locks()
 	for _, a := range locks {
-		*m.byObject[lockOf(a.Object, a.Kind)] = *a
+		if l := m.byObject[lockOf(a.Object, a.Kind)]; l != a {
+			*l = *a
+		}
 	}
 	for _, g := range groups {
 		// The members are the Model's own locks, not the aggregate's copies.
@@ -110,8 +112,9 @@ type aggregator struct {
 	jucOpen []*threadAgg
 	listJuc bool
 	// all: every thread is aggregated (by has every lock of the Model,
-	// with the whole recording's figures).
-	all bool
+	// with the whole recording's figures). inPlace: the figures are
+	// summed into the Model's locks (lockAgg.l): the fold's own, once.
+	all, inPlace bool
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock. near: the locks of the latest gets, each in a slot
 	// of its key's hash (a miss: the map by): a recording's locks are
@@ -285,7 +288,8 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 		f := &st.firsts[i]
 		a := ag.byN[f.n]
 		if f.blocked {
-			a.waiters = append(a.waiters, firstAt{st.id, f.block})
+			c := a.cont()
+			c.waiters = append(c.waiters, firstAt{st.id, f.block})
 			a.addedFirst()
 		}
 		if f.waited {
@@ -331,7 +335,11 @@ func (m *Model) Reparked(last, p *Interval) bool {
 
 // lockAgg accumulates one lock.
 type lockAgg struct {
-	l   Lock
+	// l: the figures summed. The fold's own aggregator (inPlace) sums
+	// into the Model's lock itself (src): a blocker parked on once (a
+	// request's future: most locks of a busy server's hour) was two
+	// Locks of 608 bytes.
+	l   *Lock
 	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
 	// owners: the blame of each owner, in one table holding no pointer:
@@ -341,28 +349,115 @@ type lockAgg struct {
 	// wsites: the figures of each contention's and wait's site, summed
 	// so. Next to the figures of l a contention adds to (its first cache
 	// line) and to src: a contention reads the lock's few lines.
-	owners   blameTab
-	sites    sumTab[siteAgg, *siteAgg]
-	wsites   sumTab[waitAgg, *waitAgg]
-	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)
-	// waiters, waitedBy: each thread's first block and first wait, as
-	// the threads end (threadAgg.flushFirsts).
-	waiters  []firstAt
-	waitedBy []firstAt
-	// waiterRuns, waitedByRuns: runs of them written to the spill (sp,
-	// Options.SpillOwners; waiterspill.go).
-	waiterRuns, waitedByRuns [][]ScratchRef
-	// sp: the spill owners is written out to as it grows
-	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
-	sp        *spillFile
-	ownerRuns [][]ScratchRef
-	ag        *aggregator // whose ownerEntries count the table's, with sp
+	// c: the contentions' figures (contAgg), nil until the first: most
+	// objects of a busy server are only parked on.
+	c      *contAgg
+	wsites sumTab[waitAgg, *waitAgg]
+	// waitedBy: each thread's first wait, as the threads end
+	// (threadAgg.flushFirsts); waitedByRuns: runs of them written to the
+	// spill (sp, Options.SpillOwners; waiterspill.go).
+	waitedBy     []firstAt
+	waitedByRuns [][]ScratchRef
+	// sp: the spill the owners and waiters are written out to as they
+	// grow (Options.SpillOwners, ownerspill.go).
+	sp *spillFile
+	ag *aggregator // whose ownerEntries count the table's, with sp
 	// unparked: the parks each unparker ended, and their time: 16 bytes
 	// beside its key, where a Blame (its thread again, and Open, never
 	// set) was 32; a lock's entries are a thread each of the many that
 	// ever unparked a waiter (~0.4 M at c5G-slow5: 18 MB of the fold's
 	// live peak as Blames).
-	unparked map[format.ThreadID]unparkAgg
+	unparked unparkTab
+}
+
+// contAgg is what a lockAgg sums of the contentions on its lock: a
+// monitor's, a j.u.c. lock's, a semaphore's acquires. An object only
+// parked on (a request's future: ~750 000 of an hour of a loaded
+// ActiveMQ) has none: 216 bytes less each.
+type contAgg struct {
+	owners   blameTab
+	sites    sumTab[siteAgg, *siteAgg]
+	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)
+	// waiters: each thread's first block, as the threads end
+	// (threadAgg.flushFirsts); waiterRuns: runs of them written to the
+	// spill (lockAgg.sp).
+	waiters    []firstAt
+	waiterRuns [][]ScratchRef
+	// ownerRuns: the runs of owners written to the spill
+	// (Options.SpillOwners, ownerspill.go).
+	ownerRuns [][]ScratchRef
+}
+
+// foldedAggs, when set (the tests), is given the fold's aggregator
+// before its locks are finished.
+var foldedAggs func(*aggregator)
+
+// cont returns a's contentions' figures to add to, made at the first.
+func (a *lockAgg) cont() *contAgg {
+	if a.c == nil {
+		a.c = &contAgg{}
+	}
+	return a.c
+}
+
+// unparkTab is a lock's unparkers and their figures: the first few in a
+// list, more in a map. Most objects a busy server parks on are a
+// request's future or latch, unparked once: a map each was ~190 bytes of
+// every such object (an hour of a loaded ActiveMQ: ~750 000 of them,
+// 142 MB of the fold's peak).
+type unparkTab struct {
+	few  []unparkEnt
+	many map[format.ThreadID]unparkAgg
+}
+
+// unparkFew is the most unparkers an unparkTab lists before its map.
+const unparkFew = 8
+
+// unparkEnt is an unparker of unparkTab.few.
+type unparkEnt struct {
+	th format.ThreadID
+	u  unparkAgg
+}
+
+// add counts a park of length d that th's unpark ended.
+func (t *unparkTab) add(th format.ThreadID, d format.Time) {
+	if t.many == nil {
+		for i := range t.few {
+			if e := &t.few[i]; e.th == th {
+				e.u.n, e.u.blamed = e.u.n+1, e.u.blamed+d
+				return
+			}
+		}
+		if len(t.few) < unparkFew {
+			t.few = append(t.few, unparkEnt{th, unparkAgg{1, d}})
+			return
+		}
+		t.many = make(map[format.ThreadID]unparkAgg, 2*unparkFew)
+		for _, e := range t.few {
+			t.many[e.th] = e.u
+		}
+		t.few = nil
+	}
+	u := t.many[th]
+	u.n, u.blamed = u.n+1, u.blamed+d
+	t.many[th] = u
+}
+
+// len is the number of unparkers.
+func (t *unparkTab) len() int { return len(t.few) + len(t.many) }
+
+// all yields each unparker and its figures, in no order.
+func (t *unparkTab) all(yield func(format.ThreadID, unparkAgg) bool) {
+	for _, e := range t.few {
+		if !yield(e.th, e.u) {
+			return
+		}
+	}
+	for th, u := range t.many {
+		if !yield(th, u) {
+			return
+		}
+	}
 }
 
 // unparkAgg is what a lock's unparker's Blame in Lock.UnparkedBy sums.
@@ -408,13 +503,17 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		}
 		a = &lockAgg{n: int32(len(ag.byN))}
 		ag.byN = append(ag.byN, a)
-		a.l.Object, a.l.Kind = obj, kind
-		if kind == Semaphore {
-			a.l.Class = "Ljava/util/concurrent/Semaphore;"
-		}
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
 		a.src = ag.m.byObject[lockOf(obj, kind)]
+		if ag.inPlace && a.src != nil {
+			a.l = a.src // its facts are there already
+		} else {
+			a.l = &Lock{Object: obj, Kind: kind}
+			if kind == Semaphore {
+				a.l.Class = "Ljava/util/concurrent/Semaphore;"
+			}
+		}
 		a.sp, a.ag = ag.ownerSpill, ag
 		ag.by[k] = a
 	}
@@ -584,12 +683,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			switch iv.Wake {
 			case WakeUnpark:
 				a.l.Notified++
-				if a.unparked == nil {
-					a.unparked = map[format.ThreadID]unparkAgg{}
-				}
-				u := a.unparked[iv.Other]
-				u.n, u.blamed = u.n+1, u.blamed+iv.Duration()
-				a.unparked[iv.Other] = u
+				a.unparked.add(iv.Other, iv.Duration())
 			case WakeNever:
 				a.l.StillWaiting++
 				ws.StillWaiting++
@@ -675,14 +769,14 @@ func (ag *aggregator) settle() {
 			continue
 		}
 		bf.a.l.BeforeAttach--
-		bf.a.siteRare.at(uint64(bf.site)).BeforeAttach--
+		bf.a.cont().siteRare.at(uint64(bf.site)).BeforeAttach--
 	}
 	ag.befores = nil
 }
 
 // facts copies each lock's facts the fold keeps of every thread.
 func (a *lockAgg) facts() {
-	if src := a.src; src != nil {
+	if src := a.src; src != nil && src != a.l {
 		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill, a.l.ownAt = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill, src.ownAt
 		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
 		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
@@ -818,16 +912,20 @@ func (r *siteRare) add(o *siteRare) {
 // rareOf returns the rare figures of site to add to (a site with some
 // has its siteAgg too).
 func (a *lockAgg) rareOf(site StackID) *siteRare {
-	return a.siteRare.at(uint64(site))
+	return a.cont().siteRare.at(uint64(site))
 }
 
 // siteList returns the lock's sites (in order of stack), its logs merged.
 func (a *lockAgg) siteList() []Site {
-	rare := a.siteRare.sorted()
+	c := a.c
+	if c == nil {
+		return nil
+	}
+	rare := c.siteRare.sorted()
 	var out []Site
-	for _, s := range a.sites.sorted() {
+	for _, s := range c.sites.sorted() {
 		if out == nil {
-			out = make([]Site, 0, a.sites.len())
+			out = make([]Site, 0, c.sites.len())
 		}
 		st := Site{Stack: StackID(s.key), Contentions: s.e.Contentions, Blocked: s.e.Blocked}
 		for len(rare) > 0 && rare[0].key < s.key {
@@ -847,7 +945,7 @@ func (a *lockAgg) siteList() []Site {
 func (a *lockAgg) contention(site StackID, d format.Time, open, held bool) {
 	s := a.site(site)
 	s.held = s.held || held
-	l := &a.l
+	l := a.l
 	if open {
 		l.Open++
 		l.OpenTime += d
@@ -865,7 +963,7 @@ func (a *lockAgg) contention(site StackID, d format.Time, open, held bool) {
 
 // site returns the figures of the contentions at site to add to.
 func (a *lockAgg) site(site StackID) *siteAgg {
-	return a.sites.at(uint64(site))
+	return a.cont().sites.at(uint64(site))
 }
 
 // before counts a contention just added at site that began before the
@@ -942,7 +1040,7 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 // more than ownerBudget: after its figures are in (a run holds some of an
 // owner's figures, the table or later runs the rest; Finalize sums them).
 func putOwner(a *lockAgg, owner uint64, bl *blameAgg) {
-	t := &a.owners
+	t := &a.cont().owners
 	if k := len(t.log); k == 0 || t.log[k-1].key != owner {
 		// A record more in the log (at).
 		if t.full() {
@@ -961,10 +1059,11 @@ func putOwner(a *lockAgg, owner uint64, bl *blameAgg) {
 // table and its log count to ownerBudget (addBlame): those the merge sums
 // into others are no more.
 func (a *lockAgg) mergeOwners() {
-	n := len(a.owners.ents) + len(a.owners.log)
-	a.owners.merge()
+	t := &a.cont().owners
+	n := len(t.ents) + len(t.log)
+	t.merge()
 	if a.sp != nil {
-		a.ag.ownerEntries -= n - len(a.owners.ents)
+		a.ag.ownerEntries -= n - len(t.ents)
 	}
 }
 
@@ -984,7 +1083,10 @@ func (b *blameAgg) add(o *blameAgg) {
 
 // ownersTo appends a's blame table to dst, as Blames, in order of thread.
 func (a *lockAgg) ownersTo(dst []Blame) []Blame {
-	es := a.owners.sorted()
+	if a.c == nil {
+		return dst
+	}
+	es := a.c.owners.sorted()
 	dst = grown(dst, len(es))
 	for i := range es {
 		b := &es[i].e
@@ -1012,20 +1114,24 @@ func (a *lockAgg) waitSite(stack StackID) *waitAgg {
 
 // finish puts the accumulated lists in their orders.
 func (a *lockAgg) finish() *Lock {
-	l := &a.l
-	ws := a.firstsOf(a.waiters, a.waiterRuns)
+	l := a.l
+	c := a.c
+	if c == nil {
+		c = &contAgg{} // read alone: nothing kept
+	}
+	ws := a.firstsOf(c.waiters, c.waiterRuns)
 	wb := a.firstsOf(a.waitedBy, a.waitedByRuns)
 	putWaiters(l, ws, wb, a.sp)
 	// The threads' first waits stay for a group's member alone
 	// (groupWaits: at most GroupMaxWaits of them).
-	a.waiters, a.waiterRuns, a.waitedBy, a.waitedByRuns = nil, nil, nil, nil
+	c.waiters, c.waiterRuns, a.waitedBy, a.waitedByRuns = nil, nil, nil, nil
 	if len(wb) <= GroupMaxWaits {
 		a.waitedBy = wb
 	}
 	a.finishOwners(l)
-	a.owners = blameTab{}
+	c.owners = blameTab{}
 	nHeld := 0
-	for _, s := range a.sites.sorted() {
+	for _, s := range c.sites.sorted() {
 		if s.e.held {
 			nHeld++
 		}
@@ -1044,13 +1150,13 @@ func (a *lockAgg) finish() *Lock {
 		}
 		return cmp.Compare(a.Stack, b.Stack)
 	})
-	l.UnparkedBy = grown(l.UnparkedBy, len(a.unparked))
-	for th, u := range a.unparked {
+	l.UnparkedBy = grown(l.UnparkedBy, a.unparked.len())
+	for th, u := range a.unparked.all {
 		l.UnparkedBy = append(l.UnparkedBy, u.blame(th))
 	}
 	sortUnparkers(l.UnparkedBy)
 	l.HeldAt = grown(l.HeldAt, nHeld)
-	for _, s := range a.sites.sorted() {
+	for _, s := range c.sites.sorted() {
 		if s.e.held {
 			l.HeldAt = append(l.HeldAt, StackID(s.key))
 		}

@@ -591,7 +591,7 @@ func New() *Builder {
 		untilSeal: sealEvery,
 	}
 	b.m.foldTh = b.th
-	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
+	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, inPlace: true, early: true}
 	return b
 }
 

@@ -56,6 +56,27 @@ func (m *Model) GroupSites(line func(format.Frame) string) {
 	m.setLocks(ag)
 }
 
+// ContTables runs f, and counts of the locks the fold's aggregator summed
+// the blockers and the others, and of each those that made a table of
+// contentions (lockAgg.c).
+func ContTables(f func()) (blockers, blockersCont, others, othersCont int) {
+	foldedAggs = func(ag *aggregator) {
+		for _, a := range ag.byN {
+			n, c := &others, &othersCont
+			if a.l.Kind == Blocker {
+				n, c = &blockers, &blockersCont
+			}
+			*n++
+			if a.c != nil {
+				*c++
+			}
+		}
+	}
+	defer func() { foldedAggs = nil }()
+	f()
+	return
+}
+
 // MoveOwnFrom moves the start of iv's range of owner changes one on: the
 // interval then names an owner it did not wait for.
 func MoveOwnFrom(iv *Interval) { iv.ownFrom++ }

@@ -192,6 +192,9 @@ func (b *Builder) Finalize() *Model {
 				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
 			}
 		}
+		if foldedAggs != nil {
+			foldedAggs(b.ag)
+		}
 		m.setLocks(b.ag)
 	}
 	if sp := b.edges.sp; sp != nil {

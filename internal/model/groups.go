@@ -95,7 +95,7 @@ func (ag *aggregator) groupWaits() []*Group {
 // at most GroupMaxWaits times and contended by no thread as a monitor or
 // a java.util.concurrent lock.
 func (ag *aggregator) transient(a *lockAgg) bool {
-	l := &a.l
+	l := a.l
 	if l.Waits == 0 || l.Waits > GroupMaxWaits || len(l.WaitSites) == 0 {
 		return false
 	}
@@ -108,7 +108,7 @@ func (ag *aggregator) transient(a *lockAgg) bool {
 		var c *Lock
 		if ag.all {
 			if x := ag.by[uint64(l.Object)<<2|uint64(k)]; x != nil {
-				c = &x.l
+				c = x.l
 			}
 		} else {
 			c = ag.m.byObject[lockOf(l.Object, k)]
@@ -129,7 +129,7 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 	unparked := map[format.ThreadID]Blame{}
 	sites := map[StackID]WaitSite{}
 	for _, a := range as {
-		l := &a.l
+		l := a.l
 		g.Members = append(g.Members, l)
 		g.MaxWaits = max(g.MaxWaits, l.Waits)
 		g.Waits += l.Waits
@@ -151,7 +151,7 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 				waitedBy[f.th] = f.at
 			}
 		}
-		for th, u := range a.unparked {
+		for th, u := range a.unparked.all {
 			s := unparked[th]
 			s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.n, s.Blamed+u.blamed
 			unparked[th] = s

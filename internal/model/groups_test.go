@@ -111,7 +111,13 @@ func groupRecording() string {
 }
 
 func TestGroupWaits(t *testing.T) {
-	m := foldLines(t, groupRecording())
+	var m *Model
+	// The objects only parked on make no table of contentions
+	// (lockAgg.c); the monitor FC does.
+	bl, blCont, other, otherCont := ContTables(func() { m = foldLines(t, groupRecording()) })
+	if bl != 500+1+19+20+2 || blCont != 0 || otherCont == 0 {
+		t.Errorf("%d blockers, %d with contentions' tables; %d other locks, %d", bl, blCont, other, otherCont)
+	}
 	ms := func(n int64) format.Time { return format.Time(n * 1e6) }
 	type grp struct {
 		kind              LockKind

@@ -71,7 +71,10 @@ func (ag *aggregator) spillOwners() {
 	n := 0
 	for _, a := range ag.by {
 		// The logs too (merged, not counted: counted here).
-		if k := a.owners.len(); k >= ownerRunMin {
+		if a.c == nil {
+			continue // no owners
+		}
+		if k := a.c.owners.len(); k >= ownerRunMin {
 			a.spillOwners()
 		} else {
 			n += k
@@ -90,10 +93,10 @@ func (a *lockAgg) spillOwners() {
 	if !ok {
 		return
 	}
-	a.ownerRuns = append(a.ownerRuns, run)
+	a.c.ownerRuns = append(a.c.ownerRuns, run)
 	a.ag.ownerRuns = true
 	// Let go: a table of many owners need not keep its room.
-	a.owners = blameTab{}
+	a.c.owners = blameTab{}
 }
 
 // putRun writes the records rs (sorted) to the spill as a run, packed by
@@ -124,7 +127,7 @@ func putRun[T any](s *spillFile, rs []T, pack func(b []byte, r, prev *T) []byte)
 // by thread, each thread's figures summed, into dst's room.
 func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	dst = dst[:0]
-	if len(a.ownerRuns) == 0 || a.sp.err != nil {
+	if a.c == nil || len(a.c.ownerRuns) == 0 || a.sp.err != nil {
 		// A spill that failed fails Build (DropIntervals): its runs are
 		// not read.
 		return a.ownersTo(dst)
@@ -142,11 +145,11 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 // (sumOwner adds them up), and lets the runs go.
 func (a *lockAgg) eachOwner(sp *spillFile, f func(Blame)) {
 	tab := a.ownersTo(nil) // in order of thread
-	mergeRuns(sp, a.ownerRuns, tab,
+	mergeRuns(sp, a.c.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
 		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
 		f)
-	a.ownerRuns = nil
+	a.c.ownerRuns = nil
 }
 
 // sumOwner adds bl to the last of l when it is of the same thread, and
@@ -177,7 +180,7 @@ var ownerChunk = 1 << 16
 // (Finalize, issue 34).
 func (a *lockAgg) finishOwners(l *Lock) {
 	sp := a.sp
-	if len(a.ownerRuns) == 0 || sp == nil || sp.err != nil {
+	if a.c == nil || len(a.c.ownerRuns) == 0 || sp == nil || sp.err != nil {
 		putOwners(l, a.mergedOwners(nil), sp)
 		return
 	}

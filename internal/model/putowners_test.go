@@ -61,7 +61,7 @@ func TestFinishOwners(t *testing.T) {
 	ownerChunk = 4096
 	r := rand.New(rand.NewPCG(9, 10))
 	sum := map[format.ThreadID]Blame{}
-	a := &lockAgg{sp: s}
+	a := &lockAgg{l: &Lock{}, sp: s}
 	const n = 100_000
 	for range 4 {
 		var run []Blame
@@ -78,7 +78,7 @@ func TestFinishOwners(t *testing.T) {
 		if !ok {
 			t.Fatal("the spill took no run")
 		}
-		a.ownerRuns = append(a.ownerRuns, rs)
+		a.cont().ownerRuns = append(a.cont().ownerRuns, rs)
 	}
 	var want []Blame
 	for _, bl := range sum {
@@ -105,11 +105,41 @@ func TestFinishOwners(t *testing.T) {
 // each thread's key (a thread each of the many that ever unparked a
 // waiter), not a Blame of 32. Fails with the Blame kept.
 func TestUnparkedSize(t *testing.T) {
-	if n := reflect.TypeOf(lockAgg{}.unparked).Elem().Size(); n > 16 {
+	if n := reflect.TypeOf(unparkAgg{}).Size(); n > 16 {
 		t.Errorf("%d bytes an unparker, want 16", n)
 	}
 	u := unparkAgg{n: 3, blamed: 7}
 	if got, want := u.blame(5), (Blame{Thread: 5, Contentions: 3, Blamed: 7}); got != want {
 		t.Errorf("blame %+v, want %+v", got, want)
+	}
+}
+
+// TestUnparkTab: a lock's unparkers, listed while few and in a map once
+// more than unparkFew, sum as one map would, each thread once.
+func TestUnparkTab(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, threads := range []int{1, unparkFew, unparkFew + 1, 100} {
+		var tab unparkTab
+		want := map[format.ThreadID]unparkAgg{}
+		for range 20 * threads {
+			th, d := format.ThreadID(1+r.IntN(threads)), format.Time(r.IntN(1000))
+			tab.add(th, d)
+			u := want[th]
+			u.n, u.blamed = u.n+1, u.blamed+d
+			want[th] = u
+		}
+		got := map[format.ThreadID]unparkAgg{}
+		for th, u := range tab.all {
+			if _, ok := got[th]; ok {
+				t.Fatalf("%d threads: %d listed twice", threads, th)
+			}
+			got[th] = u
+		}
+		if !reflect.DeepEqual(got, want) || tab.len() != len(want) {
+			t.Errorf("%d threads: %d unparkers %v, want %v", threads, tab.len(), got, want)
+		}
+		if (tab.many != nil) != (len(want) > unparkFew) {
+			t.Errorf("%d threads: map %v with %d unparkers", threads, tab.many != nil, len(want))
+		}
 	}
 }

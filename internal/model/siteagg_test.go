@@ -21,7 +21,7 @@ func TestSiteAgg(t *testing.T) {
 	if want := []string{"Stack", "Contentions", "Blocked", "Open", "OpenTime", "BeforeEvents", "BeforeAttach"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Site's fields %v, siteList sets %v", names, want)
 	}
-	a := &lockAgg{}
+	a := &lockAgg{l: &Lock{}}
 	a.contention(7, 10, false, true)
 	a.before(7, true, false)
 	a.contention(7, 20, true, false)
@@ -44,7 +44,7 @@ func TestSiteAgg(t *testing.T) {
 	// held: the site of a contention that entered the monitor, kept by
 	// the contentions there after it.
 	var held []uint64
-	for _, s := range a.sites.sorted() {
+	for _, s := range a.c.sites.sorted() {
 		if s.e.held {
 			held = append(held, s.key)
 		}

@@ -59,7 +59,9 @@ func (a *lockAgg) addedFirst() {
 	n := 0
 	if ag.ownerSpill.err == nil {
 		for _, x := range ag.by {
-			n += x.spillFirsts(&x.waiters, &x.waiterRuns)
+			if c := x.c; c != nil {
+				n += x.spillFirsts(&c.waiters, &c.waiterRuns)
+			}
 			n += x.spillFirsts(&x.waitedBy, &x.waitedByRuns)
 		}
 	}

@@ -37,10 +37,12 @@ type Reuse struct {
 	byNum []*objFold
 }
 
-// lockMem is a Lock and its fold state, allocated together.
+// lockMem is a Lock and its fold state, allocated together (st unused
+// by a blocker's).
 type lockMem struct {
 	l  Lock
 	ls lstate
+	st lockState
 }
 
 // start readies r for a build, whose builder b takes its memory.

@@ -388,9 +388,9 @@ type contAgg struct {
 	ownerRuns [][]ScratchRef
 }
 
-// foldedAggs, when set (the tests), is given the fold's aggregator
-// before its locks are finished.
-var foldedAggs func(*aggregator)
+// foldedAggs, when set (the tests), is given the fold's Builder before
+// its aggregator's locks are finished.
+var foldedAggs func(*Builder)
 
 // cont returns a's contentions' figures to add to, made at the first.
 func (a *lockAgg) cont() *contAgg {

@@ -56,25 +56,42 @@ func (m *Model) GroupSites(line func(format.Frame) string) {
 	m.setLocks(ag)
 }
 
-// ContTables runs f, and counts of the locks the fold's aggregator summed
-// the blockers and the others, and of each those that made a table of
-// contentions (lockAgg.c).
-func ContTables(f func()) (blockers, blockersCont, others, othersCont int) {
-	foldedAggs = func(ag *aggregator) {
-		for _, a := range ag.byN {
-			n, c := &others, &othersCont
+// FoldTables is what ContTables counts.
+type FoldTables struct {
+	// Blockers and Others: the locks the fold's aggregator summed; of
+	// them, BlockersCont and OthersCont made a table of contentions
+	// (lockAgg.c).
+	Blockers, BlockersCont, Others, OthersCont int
+	// StateOdd: the locks whose fold state (lstate) has a monitor's, j.u.c.
+	// lock's or semaphore's part (lockState) and are a blocker, or have
+	// none and are not.
+	StateOdd int
+}
+
+// ContTables runs f and counts the fold's tables of the last build.
+func ContTables(f func()) (ft FoldTables) {
+	foldedAggs = func(b *Builder) {
+		for _, a := range b.ag.byN {
+			n, c := &ft.Others, &ft.OthersCont
 			if a.l.Kind == Blocker {
-				n, c = &blockers, &blockersCont
+				n, c = &ft.Blockers, &ft.BlockersCont
 			}
 			*n++
 			if a.c != nil {
 				*c++
 			}
 		}
+		for _, o := range b.objs.all() {
+			for k, ls := range (*o).ls {
+				if ls != nil && (ls.lockState == nil) != (LockKind(k) == Blocker) {
+					ft.StateOdd++
+				}
+			}
+		}
 	}
 	defer func() { foldedAggs = nil }()
 	f()
-	return
+	return ft
 }
 
 // MoveOwnFrom moves the start of iv's range of owner changes one on: the

@@ -193,7 +193,7 @@ func (b *Builder) Finalize() *Model {
 			}
 		}
 		if foldedAggs != nil {
-			foldedAggs(b.ag)
+			foldedAggs(b)
 		}
 		m.setLocks(b.ag)
 	}

@@ -97,3 +97,40 @@ func TestBlameContention(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitSites: a lock's waits at one site are kept beside it (ws1),
+// at more in its table, ws1 moved there at the second site: finish
+// lists each site's sums, one at most or many, most time first.
+func TestWaitSites(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, sites := range []int{1, 1, 2, 3, 40} {
+		a := &lockAgg{l: &Lock{}}
+		want := map[StackID]WaitSite{}
+		for range 50 {
+			st := StackID(1 + r.IntN(sites))
+			d := format.Time(1 + r.IntN(1000))
+			ws := a.waitSite(st)
+			ws.Waits++
+			ws.Time += d
+			w := want[st]
+			w.Stack, w.Waits, w.Time = st, w.Waits+1, w.Time+d
+			if r.IntN(3) == 0 {
+				ws.TimedOut++
+				w.TimedOut++
+			}
+			want[st] = w
+		}
+		got := a.finish().WaitSites
+		if len(got) != len(want) {
+			t.Fatalf("%d sites: %d listed, want %d", sites, len(got), len(want))
+		}
+		for i, w := range got {
+			if w != want[w.Stack] || i > 0 && (got[i-1].Time < w.Time || got[i-1].Time == w.Time && got[i-1].Stack > w.Stack) {
+				t.Errorf("%d sites: site %d %+v, want %+v in order of time", sites, i, w, want[w.Stack])
+			}
+		}
+		if a.ws1On != (len(want) == 1) {
+			t.Errorf("%d sites: ws1 used %v for %d", sites, a.ws1On, len(want))
+		}
+	}
+}

@@ -342,13 +342,6 @@ type lockAgg struct {
 	l   *Lock
 	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
-	// owners: the blame of each owner, in one table holding no pointer:
-	// ~3 M at 1 GB, which as a Blame each were as many objects for the
-	// collector to mark at every cycle; summed from a log (sumTab): the
-	// owners are nearly all new to the table or met long before. sites,
-	// wsites: the figures of each contention's and wait's site, summed
-	// so. Next to the figures of l a contention adds to (its first cache
-	// line) and to src: a contention reads the lock's few lines.
 	// c: the contentions' figures (contAgg), nil until the first: most
 	// objects of a busy server are only parked on.
 	c *contAgg
@@ -382,6 +375,12 @@ type lockAgg struct {
 // parked on (a request's future: ~750 000 of an hour of a loaded
 // ActiveMQ) has none: 216 bytes less each.
 type contAgg struct {
+	// owners: the blame of each owner, in one table holding no pointer:
+	// ~3 M at 1 GB, which as a Blame each were as many objects for the
+	// collector to mark at every cycle; summed from a log (sumTab): the
+	// owners are nearly all new to the table or met long before. sites:
+	// the figures of each contention's site, summed so (a wait's:
+	// lockAgg.wsites).
 	owners   blameTab
 	sites    sumTab[siteAgg, *siteAgg]
 	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)

@@ -158,7 +158,7 @@ c1=$(jcpu) o1=$(ocpu) f1=$(oflt) tw=$(date +%s.%N) b1=$(rbytes)
 hwm=0; [ "${ORCA_OFF:-0}" = 1 ] || hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$opid/status)
 # the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
 for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
-awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v hwm="$hwm" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d orca_minflt %d orca_hwm_kb %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl, hwm }' load.log >result.txt
+awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v hwm="$hwm" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %.0f orca_minflt %d orca_hwm_kb %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl, hwm }' load.log >result.txt
 echo "$t0 $tw" >window.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"

@@ -22,7 +22,8 @@ import (
 // the Model. The owners blamed may be any thread. The counts of notify and
 // semaphore calls are the whole recording's (the fold does not keep who
 // notified). The locks are new values, sorted as Model.Locks; keep nil
-// gives the figures Model.Locks holds.
+// gives the figures Model.Locks holds, and those of the groups' members
+// the model keeps as records (Model.Lock makes their Locks).
 func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
 	locks, _ := m.aggregateGroups(keep)
 	return locks
@@ -59,7 +60,17 @@ func (ag *aggregator) locks() ([]*Lock, []*Group) {
 		a.l.Hold = ag.m.holdFigures(a.l.Object, a.l.Kind)
 		out = append(out, a.finish())
 	}
-	groups := ag.groupWaits()
+	groups, loose := ag.groupWaits()
+	for _, obj := range loose {
+		// A dormant blocker not grouped: a Lock again (lock wakes it).
+		ag.recs.b.lock(obj, Blocker)
+		a := ag.by[uint64(obj)<<2|uint64(Blocker)]
+		a.l.Hold = ag.m.holdFigures(obj, Blocker)
+		out = append(out, a.finish())
+	}
+	if ag.recs != nil {
+		ag.keepRecs()
+	}
 	sortLocks(out)
 	return out, groups
 }
@@ -78,8 +89,8 @@ func (m *Model) setLocks(ag *aggregator) {
 	}
 	for _, g := range groups {
 		// The members are the Model's own locks, not the aggregate's copies.
-		for i, l := range g.Members {
-			g.Members[i] = m.byObject[lockOf(l.Object, l.Kind)]
+		for i, l := range g.locks {
+			g.locks[i] = m.byObject[lockOf(l.Object, l.Kind)]
 		}
 	}
 	m.Groups = groups
@@ -152,6 +163,13 @@ type aggregator struct {
 	// owners: the locks' blames of their owners added to lately, before
 	// their tables (blameCache).
 	owners blameCache
+	// recs: the dormant blockers' records (dormant.go), nil when there
+	// are none; recOf: a lock's record by its number (lockAgg.n), 0 when
+	// it has none; sleepy: the blockers fed a park since the last
+	// Builder.sleepBlockers.
+	recs   *blkRecs
+	recOf  []int32
+	sleepy []*lockAgg
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -287,6 +305,14 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 	for i := range st.firsts {
 		f := &st.firsts[i]
 		a := ag.byN[f.n]
+		if a == nil {
+			// A dormant blocker's: no contention on it.
+			if !f.blocked {
+				ag.firstToRec(f.n, st.id, f.wait)
+				continue
+			}
+			a = ag.wakeN(f.n)
+		}
 		if f.blocked {
 			c := a.cont()
 			c.waiters = append(c.waiters, firstAt{st.id, f.block})
@@ -352,6 +378,7 @@ type lockAgg struct {
 	// allocations.
 	ws1    waitAgg
 	ws1On  bool
+	listed bool // in aggregator.sleepy
 	wsites sumTab[waitAgg, *waitAgg]
 	// waitedBy: each thread's first wait, as the threads end
 	// (threadAgg.flushFirsts); waitedByRuns: runs of them written to the
@@ -516,6 +543,9 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 			a.l = a.src // its facts are there already
 		} else {
 			a.l = &Lock{Object: obj, Kind: kind}
+			if r := ag.m.rec(obj); r != nil && kind == Blocker {
+				a.l.Class = ag.m.recs.classes[r.cls] // a group's member, kept as a record (dormant.go)
+			}
 			if kind == Semaphore {
 				a.l.Class = "Ljava/util/concurrent/Semaphore;"
 			}
@@ -685,6 +715,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			if iv.State == Idle {
 				a.l.IdleWaits++
 			}
+			ag.fedPark(a)
 			ag.waitBefore(a, ws, site, iv.Since)
 			switch iv.Wake {
 			case WakeUnpark:

@@ -197,6 +197,11 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.wf.endOnly = opt.EndGraphOnly
 	b.noWaitGraph = opt.NoWaitGraph
 	b.noParkLocks = opt.NoParkLocks && b.m.locksInObjs // the classes kept in the objects'
+	if b.noLockFigures || b.noParkLocks || b.lockSlab != nil {
+		// No dormant blockers (dormant.go): no figures, or Locks from
+		// Reuse's slab (whose objects the Model keeps, Model.objs).
+		b.ag.recs = nil
+	}
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil

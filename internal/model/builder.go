@@ -148,6 +148,7 @@ type Builder struct {
 	// feeding, every sealEvery events; sites groups the stacks seen so far
 	// by call site for it.
 	ag        *aggregator
+	deadLocks int // dormant blockers' Locks still in Model.Locks (dropDead)
 	sites     *siteGrouper
 	feeding   []*tstate
 	sealEvery int
@@ -592,6 +593,9 @@ func New() *Builder {
 	}
 	b.m.foldTh = b.th
 	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, inPlace: true, early: true}
+	if !noDormant {
+		b.ag.recs = &blkRecs{b: b} // dormant blockers (dormant.go)
+	}
 	return b
 }
 
@@ -1332,6 +1336,7 @@ func (b *Builder) frames() [][]format.Frame {
 func (b *Builder) seal() {
 	w := b.m.End - sealMargin
 	b.feedSealed()
+	b.sleepBlockers()
 	b.releaseChanges()
 	b.releaseHandOffs(w)
 	b.splitWindows(w)

@@ -60,8 +60,8 @@ func (m *Model) GroupSites(line func(format.Frame) string) {
 type FoldTables struct {
 	// Blockers and Others: the locks the fold's aggregator summed; of
 	// them, BlockersCont and OthersCont made a table of contentions
-	// (lockAgg.c).
-	Blockers, BlockersCont, Others, OthersCont int
+	// (lockAgg.c), Dormant are blockers kept as records (dormant.go).
+	Blockers, BlockersCont, Others, OthersCont, Dormant int
 	// StateOdd: the locks whose fold state (lstate) has a monitor's, j.u.c.
 	// lock's or semaphore's part (lockState) and are a blocker, or have
 	// none and are not.
@@ -72,6 +72,10 @@ type FoldTables struct {
 func ContTables(f func()) (ft FoldTables) {
 	foldedAggs = func(b *Builder) {
 		for _, a := range b.ag.byN {
+			if a == nil {
+				ft.Dormant++
+				continue
+			}
 			n, c := &ft.Others, &ft.OthersCont
 			if a.l.Kind == Blocker {
 				n, c = &ft.Blockers, &ft.BlockersCont
@@ -463,3 +467,10 @@ func WakeAfterGC(f func()) {
 // ThreadIndexSlots returns the slots of m's index of its threads by ID
 // (thIdx).
 func ThreadIndexSlots(m *Model) int { return len(m.thIdx) }
+
+// NoDormant runs f with every blocker kept a Lock (dormant.go).
+func NoDormant(f func()) {
+	noDormant = true
+	defer func() { noDormant = false }()
+	f()
+}

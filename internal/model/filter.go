@@ -66,7 +66,7 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 	}
 	v.groupOf = map[*Lock]*Group{}
 	for _, g := range v.Groups {
-		for _, l := range g.Members {
+		for _, l := range g.locks {
 			v.groupOf[l] = g
 		}
 	}
@@ -108,9 +108,21 @@ func (v *View) Has(id format.ThreadID) bool {
 	return v.kept[id]
 }
 
-// GroupOf returns the group of a lock of v.Locks, nil when it has none:
-// lists of waits show the group in place of its members.
-func (v *View) GroupOf(l *Lock) *Group { return v.groupOf[l] }
+// GroupOf returns the group of a lock, nil when it has none: lists of
+// waits show the group in place of its members. A member the model keeps
+// as a record (not in Locks: Model.Lock made its Lock) is in the group of
+// its kind, class and site.
+func (v *View) GroupOf(l *Lock) *Group {
+	if g := v.groupOf[l]; g != nil || v.Filtered || l == nil || l.Kind != Blocker || len(l.WaitSites) == 0 || v.Model.rec(l.Object) == nil {
+		return g
+	}
+	for _, g := range v.Groups {
+		if g.Kind == l.Kind && g.Class == l.Class && g.Site == l.WaitSites[0].Stack {
+			return g
+		}
+	}
+	return nil
+}
 
 // StackTimes are the nanoseconds spent at one stack, per state.
 type StackTimes [NumStates]int64

@@ -192,6 +192,7 @@ func (b *Builder) Finalize() *Model {
 				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
 			}
 		}
+		b.sleepAll()
 		if foldedAggs != nil {
 			foldedAggs(b)
 		}

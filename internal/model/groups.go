@@ -44,8 +44,27 @@ type Group struct {
 	Site StackID
 	// MaxWaits is the most waits on one member.
 	MaxWaits int
-	// Members are the objects, most WaitTime first, then by Object.
-	Members []*Lock
+	// Members are the objects, most WaitTime first, then by Object:
+	// Model.Lock(Object, Kind) is each one's Lock. Most are not in
+	// Model.Locks (the fold kept them as records: dormant.go); the others
+	// are, and View.GroupOf names their group.
+	Members []Member
+	// locks: the members that are Locks of the View's (GroupOf).
+	locks []*Lock
+}
+
+// Member is an object of a Group: its waits and their time.
+type Member struct {
+	Object   format.ObjectID
+	Waits    int
+	WaitTime format.Time
+}
+
+// member is a candidate of a group: a lock's aggregate, or a dormant
+// blocker's record.
+type member struct {
+	a *lockAgg
+	r *blkRec
 }
 
 // groupKey is what the members of a Group share.
@@ -55,26 +74,46 @@ type groupKey struct {
 	site  StackID
 }
 
-// groupWaits groups the transient objects of ag.by (after finish), most
-// WaitTime first.
-func (ag *aggregator) groupWaits() []*Group {
-	var cands map[groupKey][]*lockAgg
+// groupWaits groups the transient objects of ag.by (after finish) and
+// of its records (dormant blockers), most WaitTime first; loose are the
+// records not grouped, to be made Locks (aggregator.locks).
+func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
+	var cands map[groupKey][]member
+	add := func(k groupKey, c member) {
+		if cands == nil {
+			cands = map[groupKey][]member{}
+		}
+		cands[k] = append(cands[k], c)
+	}
 	for _, a := range ag.by {
-		if !ag.transient(a) {
+		if ag.transient(a.l) {
+			add(groupKey{a.l.Kind, a.l.Class, a.l.WaitSites[0].Stack}, member{a: a})
+		}
+	}
+	if r := ag.recs; r != nil {
+		for i := int32(1); i <= r.used; i++ {
+			x := r.at(i)
+			switch {
+			case x.obj == 0:
+			case ag.contended(x.obj):
+				loose = append(loose, x.obj)
+			default:
+				add(groupKey{Blocker, r.classes[x.cls], x.site}, member{r: x})
+			}
+		}
+	}
+	for k, ms := range cands {
+		if len(ms) >= GroupMinObjects {
+			out = append(out, newGroup(k, ms, ag.ownerSpill))
 			continue
 		}
-		if cands == nil {
-			cands = map[groupKey][]*lockAgg{}
-		}
-		k := groupKey{a.l.Kind, a.l.Class, a.l.WaitSites[0].Stack}
-		cands[k] = append(cands[k], a)
-	}
-	var out []*Group
-	for k, as := range cands {
-		if len(as) >= GroupMinObjects {
-			out = append(out, newGroup(k, as, ag.ownerSpill))
+		for _, c := range ms {
+			if c.r != nil {
+				loose = append(loose, c.r.obj)
+			}
 		}
 	}
+	slices.Sort(loose) // woken in the same order each time
 	slices.SortFunc(out, func(a, b *Group) int {
 		if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
 			return c
@@ -87,50 +126,102 @@ func (ag *aggregator) groupWaits() []*Group {
 		}
 		return cmp.Compare(a.Site, b.Site)
 	})
-	return out
+	return out, loose
 }
 
-// transient reports whether a's object may be grouped: an object of
+// transient reports whether l's object may be grouped: an object of
 // Object.wait or a park blocker (not the parks without one), waited on
 // at most GroupMaxWaits times and contended by no thread as a monitor or
-// a java.util.concurrent lock.
-func (ag *aggregator) transient(a *lockAgg) bool {
-	l := a.l
+// a java.util.concurrent lock. (A dormant blocker's record is the first
+// two by construction: dormant.)
+func (ag *aggregator) transient(l *Lock) bool {
 	if l.Waits == 0 || l.Waits > GroupMaxWaits || len(l.WaitSites) == 0 {
 		return false
 	}
 	if l.Kind != Monitor && (l.Kind != Blocker || l.Object == 0) {
 		return false
 	}
+	return !ag.contended(l.Object)
+}
+
+// contended reports whether threads contended obj as a monitor or a
+// java.util.concurrent lock.
+func (ag *aggregator) contended(obj format.ObjectID) bool {
 	for _, k := range []LockKind{Monitor, JUCLock} {
 		// The whole recording's figures, also under a thread filter: a lock
 		// other threads contended is a lock.
 		var c *Lock
 		if ag.all {
-			if x := ag.by[uint64(l.Object)<<2|uint64(k)]; x != nil {
+			if x := ag.by[uint64(obj)<<2|uint64(k)]; x != nil {
 				c = x.l
 			}
 		} else {
-			c = ag.m.byObject[lockOf(l.Object, k)]
+			c = ag.m.byObject[lockOf(obj, k)]
 		}
 		if c != nil && c.Contended() {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
-// newGroup sums the members as into a Group; with a spill (sp), a long
+// newGroup sums the members ms into a Group; with a spill (sp), a long
 // WaitedBy is written to it (putThreads).
-func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
-	g := &Group{Site: k.site, Members: make([]*Lock, 0, len(as))}
+func newGroup(k groupKey, ms []member, sp *spillFile) *Group {
+	g := &Group{Site: k.site, Members: make([]Member, 0, len(ms))}
 	g.Kind, g.Class = k.kind, k.class
 	waitedBy := map[format.ThreadID]format.Time{}
 	unparked := map[format.ThreadID]Blame{}
 	sites := map[StackID]WaitSite{}
-	for _, a := range as {
-		l := a.l
-		g.Members = append(g.Members, l)
+	first := func(f firstAt) {
+		if first, ok := waitedBy[f.th]; !ok || f.at < first {
+			waitedBy[f.th] = f.at
+		}
+	}
+	unpark := func(th format.ThreadID, u unparkAgg) {
+		s := unparked[th]
+		s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.n, s.Blamed+u.blamed
+		unparked[th] = s
+	}
+	site := func(ws WaitSite) {
+		s := sites[ws.Stack]
+		s.Stack = ws.Stack
+		s.Waits += ws.Waits
+		s.TimedOut += ws.TimedOut
+		s.StillWaiting += ws.StillWaiting
+		s.Time += ws.Time
+		sites[ws.Stack] = s
+	}
+	for _, c := range ms {
+		var l *Lock
+		if r := c.r; r != nil {
+			// A record's figures, as its Lock would have them.
+			var one Lock
+			l = &one
+			a := r.agg(l)
+			for _, f := range a.waitedBy {
+				first(f)
+			}
+			for th, u := range a.unparked.all {
+				unpark(th, u)
+			}
+			site(WaitSite(a.ws1))
+			g.Members = append(g.Members, Member{r.obj, l.Waits, l.WaitTime})
+		} else {
+			a := c.a
+			l = a.l
+			g.locks = append(g.locks, l)
+			for _, f := range a.waitedBy {
+				first(f)
+			}
+			for th, u := range a.unparked.all {
+				unpark(th, u)
+			}
+			for _, ws := range l.WaitSites {
+				site(ws)
+			}
+			g.Members = append(g.Members, Member{l.Object, l.Waits, l.WaitTime})
+		}
 		g.MaxWaits = max(g.MaxWaits, l.Waits)
 		g.Waits += l.Waits
 		g.WaitTime += l.WaitTime
@@ -146,27 +237,8 @@ func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 		g.NotifyAlls += l.NotifyAlls
 		g.NotifiesWokeNobody += l.NotifiesWokeNobody
 		g.MaxNotifyAllBurst = max(g.MaxNotifyAllBurst, l.MaxNotifyAllBurst)
-		for _, f := range a.waitedBy {
-			if first, ok := waitedBy[f.th]; !ok || f.at < first {
-				waitedBy[f.th] = f.at
-			}
-		}
-		for th, u := range a.unparked.all {
-			s := unparked[th]
-			s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.n, s.Blamed+u.blamed
-			unparked[th] = s
-		}
-		for _, ws := range l.WaitSites {
-			s := sites[ws.Stack]
-			s.Stack = ws.Stack
-			s.Waits += ws.Waits
-			s.TimedOut += ws.TimedOut
-			s.StillWaiting += ws.StillWaiting
-			s.Time += ws.Time
-			sites[ws.Stack] = s
-		}
 	}
-	slices.SortFunc(g.Members, func(a, b *Lock) int {
+	slices.SortFunc(g.Members, func(a, b Member) int {
 		if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
 			return c
 		}

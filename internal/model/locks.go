@@ -24,6 +24,9 @@ type lstate struct {
 	// (blockerCondition).
 	cond    *lstate
 	condGen uint32
+	// parks: a blocker's parks begun (Builder.park): its Lock's Waits
+	// once they are all fed (sleepBlockers).
+	parks int32
 	*lockState
 }
 
@@ -92,6 +95,8 @@ type objFold struct {
 	// acquires, whose Lock the fold does not keep (Options.NoParkLocks):
 	// a lock's object all the same (Model.Class).
 	parked bool
+	// rec: its blocker is dormant, in that record (blkRecs, from 1).
+	rec int32
 }
 
 // obj returns what the fold knows of obj, made when it knows nothing.
@@ -195,6 +200,9 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			ls.hold.juc = kind == JUCLock
 		}
 		o.ls[kind] = ls
+		if kind == Blocker && o.rec != 0 {
+			b.wakeRec(o, ls)
+		}
 		if kind == JUCLock {
 			b.condChanged() // a condition's lock may be it
 		}

@@ -965,7 +965,11 @@ type Model struct {
 	handSpill  map[format.ObjectID]*handOffSpill
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
-	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind
+	// Locks: sorted by Blocked+OpenTime, then Contentions+Open
+	// (descending), then Object, Kind. The members of Groups that the
+	// fold kept as records (dormant blockers, dormant.go) are not among
+	// them: Lock makes theirs when asked, NumLocks counts them.
+	Locks []*Lock
 	// ClassInits: the JVM's locks of classes being initialised (ClassInitLock
 	// lines), in the order first named, with the waits on them that ended.
 	ClassInits []*ClassInit
@@ -1113,6 +1117,10 @@ type Model struct {
 	// Lock alone; a store in byObject for each new lock, most of them a
 	// park's once, was 2 % of a push's CPU).
 	locksInObjs bool
+	// recs: the dormant blockers grouped (Groups' members not in Locks),
+	// their slots in recs sorted by object in recBy (Lock, Class).
+	recs  *blkRecs
+	recBy []int32
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -1278,8 +1286,15 @@ func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
 		}
 		return nil
 	}
-	return m.byObject[lockOf(obj, kind)]
+	if l := m.byObject[lockOf(obj, kind)]; l != nil || kind != Blocker {
+		return l
+	}
+	return m.recLock(obj)
 }
+
+// NumLocks is how many locks the model has: Locks, and the members of
+// Groups kept as records (Lock makes their Locks when asked).
+func (m *Model) NumLocks() int { return len(m.Locks) + len(m.recBy) }
 
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
@@ -1367,6 +1382,9 @@ func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 		if l != nil && l.Class != "" {
 			return l.Class
 		}
+	}
+	if r := m.rec(obj); r != nil {
+		return m.recs.classes[r.cls]
 	}
 	return ""
 }

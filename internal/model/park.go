@@ -69,6 +69,9 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		b.obj(ev.Object).parked = true
 	} else {
 		ls = b.lock(ev.Object, kind)
+		if !acquire {
+			ls.parks++
+		}
 	}
 	if acquire {
 		of := b.obj(ev.Object)

@@ -170,7 +170,7 @@ func (s *site) summary(r *http.Request) (any, error) {
 	rep := d.report(r.URL.Query().Get("thread"))
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
-		Threads: m.NumThreads(), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
+		Threads: m.NumThreads(), Intervals: d.intervals, Events: m.Events, Locks: m.NumLocks(),
 		Edges:     m.NumEdges(),
 		Deadlocks: rep.deadlocks, Hangs: rep.hangs, Potential: len(rep.potential), WaitingAlone: rep.waitingAlone, Contended: rep.locksTotal,
 		NotVisible: rep.notVisible,

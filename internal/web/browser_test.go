@@ -570,9 +570,11 @@ func TestBrowserJUCDeadlock(t *testing.T) {
 // lockRows is how many rows the Locks view has: a lock each, but one per
 // group of short-lived objects (model.Group) for its members.
 func lockRows(m *model.Model) int {
-	n := len(m.Locks) + len(m.Groups)
-	for _, g := range m.Groups {
-		n -= len(g.Members)
+	n, v := len(m.Groups), m.Filter(nil)
+	for _, l := range m.Locks {
+		if v.GroupOf(l) == nil {
+			n++
+		}
 	}
 	return n
 }

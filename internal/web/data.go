@@ -108,16 +108,24 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for _, t := range m.AllThreads() {
 		d.intervals += m.IntervalCount(t)
 	}
-	for _, l := range m.Locks {
-		if _, done := d.lockClass[l.Object]; !done {
-			if c := m.ClassName(l.Object); c != "" {
-				if co := reader.ClassObject(rec.Classes, l.Object, m.Class(l.Object)); co != "" {
+	name := func(obj format.ObjectID) {
+		if _, done := d.lockClass[obj]; !done {
+			if c := m.ClassName(obj); c != "" {
+				if co := reader.ClassObject(rec.Classes, obj, m.Class(obj)); co != "" {
 					// A java.lang.Class object (a synchronized static
 					// method's lock) named as orca report names it.
 					c += " (" + format.JavaName(co) + ".class)"
 				}
-				d.lockClass[l.Object] = c
+				d.lockClass[obj] = c
 			}
+		}
+	}
+	for _, l := range m.Locks {
+		name(l.Object)
+	}
+	for _, g := range m.Groups {
+		for _, mb := range g.Members { // most not in Locks (Model.Locks)
+			name(mb.Object)
 		}
 	}
 	d.all = m.Filter(nil)

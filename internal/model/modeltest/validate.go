@@ -395,16 +395,33 @@ func (v *validator) locks() {
 		}
 	}
 	seen := map[lockKey]bool{}
-	for i, l := range m.Locks {
+	// The Locks, then the groups' members that are not among them (kept
+	// as records: Model.Lock makes theirs).
+	locks := m.Locks[:len(m.Locks):len(m.Locks)]
+	in := map[*model.Lock]bool{}
+	for _, l := range m.Locks {
+		in[l] = true
+	}
+	for _, g := range m.Groups {
+		for _, mb := range g.Members {
+			if l := m.Lock(mb.Object, g.Kind); l != nil && !in[l] {
+				locks = append(locks, l)
+			}
+		}
+	}
+	if len(locks) != m.NumLocks() {
+		v.bad("%d locks and groups' members, NumLocks says %d", len(locks), m.NumLocks())
+	}
+	for i, l := range locks {
 		k := lockKey{l.Object, l.Kind}
 		if seen[k] {
 			v.bad("%s %v listed twice", l.Kind, l.Object)
 		}
 		seen[k] = true
-		if m.Lock(l.Object, l.Kind) != l {
+		if own := m.Lock(l.Object, l.Kind); i < len(m.Locks) && own != l || own == nil {
 			v.bad("%s %v: Model.Lock returns another lock", l.Kind, l.Object)
 		}
-		if i > 0 && l.Blocked+l.OpenTime > m.Locks[i-1].Blocked+m.Locks[i-1].OpenTime {
+		if i > 0 && i < len(m.Locks) && l.Blocked+l.OpenTime > m.Locks[i-1].Blocked+m.Locks[i-1].OpenTime {
 			v.bad("%s %v: locks not sorted by blocked time", l.Kind, l.Object)
 		}
 		a := get(k)
@@ -554,7 +571,7 @@ func (v *validator) groups() {
 		return l.Waits > 0 && l.Waits <= model.GroupMaxWaits && len(l.WaitSites) > 0 && !contended[l.Object] &&
 			(l.Kind == model.Monitor || l.Kind == model.Blocker && l.Object != 0)
 	}
-	in := map[*model.Lock]bool{}
+	in := map[lockKey]bool{}
 	for i, g := range m.Groups {
 		name := fmt.Sprintf("group of %d %s %q at s%d", len(g.Members), g.Kind, g.Class, g.Site)
 		if i > 0 && g.WaitTime > m.Groups[i-1].WaitTime {
@@ -565,11 +582,16 @@ func (v *validator) groups() {
 		}
 		var sum model.Lock
 		maxWaits, threads := 0, map[format.ThreadID]bool{}
-		for j, l := range g.Members {
-			if in[l] || m.Lock(l.Object, l.Kind) != l {
-				v.bad("%s: member %s %v is in another group or not the model's", name, l.Kind, l.Object)
+		for j, mb := range g.Members {
+			l := m.Lock(mb.Object, g.Kind)
+			if l == nil || in[lockKey{mb.Object, g.Kind}] {
+				v.bad("%s: member %s %v is in another group or not the model's", name, g.Kind, mb.Object)
+				continue
 			}
-			in[l] = true
+			in[lockKey{mb.Object, g.Kind}] = true
+			if l.Waits != mb.Waits || l.WaitTime != mb.WaitTime {
+				v.bad("%s: member %v: %d waits for %v; its lock has %d, %v", name, mb.Object, mb.Waits, mb.WaitTime, l.Waits, l.WaitTime)
+			}
 			if !transient(l) || l.Kind != g.Kind || l.Class != g.Class || l.WaitSites[0].Stack != g.Site {
 				v.bad("%s: member %s %v (%d waits, class %q) does not belong", name, l.Kind, l.Object, l.Waits, l.Class)
 				continue
@@ -602,7 +624,7 @@ func (v *validator) groups() {
 	}
 	left := map[groupKey]int{}
 	for _, l := range m.Locks {
-		if !in[l] && transient(l) {
+		if !in[lockKey{l.Object, l.Kind}] && transient(l) {
 			left[groupKey{l.Kind, l.Class, l.WaitSites[0].Stack}]++
 		}
 	}
@@ -1099,13 +1121,23 @@ func (v *validator) doing() {
 // (docs/streaming.md), are those of summing every thread's intervals now.
 func (v *validator) aggregate() {
 	again := v.m.Aggregate(nil)
-	if len(again) != len(v.m.Locks) {
-		v.bad("the fold summed %d locks, the intervals give %d", len(v.m.Locks), len(again))
+	if len(again) != v.m.NumLocks() {
+		v.bad("the fold summed %d locks, the intervals give %d", v.m.NumLocks(), len(again))
 		return
 	}
-	for i, l := range v.m.Locks {
-		if !reflect.DeepEqual(*l, *again[i]) {
-			v.bad("lock %v (%v): the fold's figures %+v, the intervals' %+v", l.Object, l.Kind, *l, *again[i])
+	// The groups' members the model keeps as records (not in Locks) are
+	// among them, in their place: each asked of Model.Lock.
+	i := 0
+	for _, a := range again {
+		l := v.m.Lock(a.Object, a.Kind)
+		if i < len(v.m.Locks) && v.m.Locks[i] == l {
+			i++
 		}
+		if l == nil || !reflect.DeepEqual(*l, *a) {
+			v.bad("lock %v (%v): the fold's figures %+v, the intervals' %+v", a.Object, a.Kind, l, *a)
+		}
+	}
+	if i != len(v.m.Locks) {
+		v.bad("the fold's locks are not those the intervals give, in their order (%d of %d)", i, len(v.m.Locks))
 	}
 }

@@ -85,7 +85,11 @@ export class Locks {
     const contended = rows.filter((l) => l.contended).length;
     const grouped = this.groups.reduce((n, g) => n + g.objects, 0);
     const inGroups = grouped ? ` (${fmtCount(grouped)} short-lived objects of one class and call site in ${fmtCount(this.groups.length)} ${this.groups.length === 1 ? 'group' : 'groups'})` : '';
-    this.note.textContent = `${fmtCount(locks.length)} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${fmtCount(contended)} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
+    // A group's members are in locks (group set) when the model keeps
+    // them as Locks, and only counted in the group when it keeps them as
+    // records (model.Group.Members).
+    const all = locks.filter((l) => l.group == null).length + grouped;
+    this.note.textContent = `${fmtCount(all)} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${fmtCount(contended)} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
   }
 
   // rowID is a row's selection id: kind:object, or group:index.

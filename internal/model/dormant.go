@@ -1,0 +1,352 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// Dormant blockers. A busy server parks on a new object for most waits
+// (a request's CountDownLatch, a CompletableFuture's Signaller, the
+// condition of a lock made for one call): ~5.6 M in an hour of a loaded
+// Tomcat, each a Lock (608 bytes), its fold state, its aggregate and
+// their entries in two maps, all of them marked by the collector at every
+// cycle. Once such a blocker has no park open and its parks are all
+// summed (fed), and it may still be grouped (groups.go: at most
+// GroupMaxWaits waits, at one wait site), its figures go to a record of
+// fixed size with no pointer (blkRec) and its Lock, state and aggregate
+// are let go: the blocker is dormant. Parked on again, or given a thread's
+// first wait the record has no room for, it is made a Lock again, exactly
+// what it was (wakeRec); at the end (Finalize) every record is. The records
+// hold what the Lock and its aggregate held, no more: exact by
+// construction (TestDormant compares a fold with and without them).
+
+// recUnparkers is the most unparkers a dormant blocker's record holds: a
+// future is unparked by the thread that completes it.
+const recUnparkers = 2
+
+// blkRec is a dormant blocker: its Lock's wait figures, its aggregate's
+// number (lockAgg.n), one wait site (whose figures are the Lock's), its
+// unparkers and the first waits of the threads that ended since it was
+// parked on. 152 bytes, no pointer.
+type blkRec struct {
+	obj  format.ObjectID
+	n    int32
+	site StackID
+	cls  int32 // its class, blkRecs.classes' (settled at the end: recClasses)
+	// The Lock's counts (at most GroupMaxWaits each).
+	waits, notified, timedOut, interrupted, spurious, still, idle, before uint8
+	nUnp, nFirst                                                          uint8
+	unpN                                                                  [recUnparkers]uint8
+	waitTime, maxWait                                                     format.Time
+	unpTh                                                                 [recUnparkers]format.ThreadID
+	unpT                                                                  [recUnparkers]format.Time
+	firsts                                                                [GroupMaxWaits]firstAt
+}
+
+// blkRecs holds the records, in chunks (a slice grown by doubling would
+// copy hundreds of MB), their free slots reused.
+type blkRecs struct {
+	b      *Builder // wakes them (lock)
+	chunks [][]blkRec
+	used   int32   // the slots handed out, from 1
+	free   []int32 // the slots given back
+	live   int
+	// classes: the records' classes (blkRec.cls), once settled.
+	classes []string
+}
+
+// recChunkBits: a chunk has 1<<recChunkBits records.
+const recChunkBits = 12
+
+// at returns the record of slot i (from 1).
+func (r *blkRecs) at(i int32) *blkRec {
+	i--
+	return &r.chunks[i>>recChunkBits][i&(1<<recChunkBits-1)]
+}
+
+// take returns a free slot.
+func (r *blkRecs) take() int32 {
+	r.live++
+	if n := len(r.free); n > 0 {
+		i := r.free[n-1]
+		r.free = r.free[:n-1]
+		return i
+	}
+	if int(r.used)>>recChunkBits == len(r.chunks) {
+		r.chunks = append(r.chunks, make([]blkRec, 1<<recChunkBits))
+	}
+	r.used++
+	return r.used
+}
+
+// give frees slot i.
+func (r *blkRecs) give(i int32) {
+	*r.at(i) = blkRec{}
+	r.free = append(r.free, i)
+	r.live--
+}
+
+// noDormant, when set (the tests), keeps every blocker a Lock.
+var noDormant bool
+
+// fedPark notes that a park on a, a blocker, was fed: it may be dormant
+// after the feed (Builder.sleepBlockers).
+func (ag *aggregator) fedPark(a *lockAgg) {
+	if ag.recs == nil || a.listed || a.l.Waits > GroupMaxWaits || a.c != nil {
+		return
+	}
+	a.listed = true
+	ag.sleepy = append(ag.sleepy, a)
+}
+
+// dormant reports whether a may be a record: a blocker's, summed in
+// place, waited on at most GroupMaxWaits times at one wait site, by as
+// many threads at most, with at most recUnparkers unparkers, nothing in
+// a spill, and no figure a record does not hold.
+func (a *lockAgg) dormant() bool {
+	l := a.l
+	if l.Kind != Blocker || l.Object == 0 || a.src != l || l.Waits < 1 || l.Waits > GroupMaxWaits {
+		return false
+	}
+	if a.c != nil || !a.ws1On || len(a.wsites.log)+len(a.wsites.ents) != 0 || a.waitedByRuns != nil ||
+		len(a.waitedBy) > GroupMaxWaits || a.unparked.many != nil || len(a.unparked.few) > recUnparkers {
+		return false
+	}
+	if w := &a.ws1; w.Waits != l.Waits || w.TimedOut != l.TimedOut || w.StillWaiting != l.StillWaiting ||
+		w.Time != l.WaitTime || w.BeforeAttach != l.WaitsBeforeAttach {
+		return false
+	}
+	return l.Contentions == 0 && l.Blocked == 0 && l.MaxBlocked == 0 && l.Open == 0 && l.OpenTime == 0 &&
+		l.Waiters == nil && l.Owners == nil && l.Sites == nil && l.HeldAt == nil && l.OwnerUnknown == 0 &&
+		l.NoUnpark == 0 && l.NoUnparkInterrupted == 0 && l.NoUnparkSpurious == 0 && l.LeftLocked == nil &&
+		l.BeforeEvents == 0 && l.BeforeAttach == 0 && l.OwnerUnknownTime == 0 && l.OwnerChanges == nil &&
+		l.ownBase == 0 && l.ownSpill == nil && l.ownAt == nil && l.ownNeed == nil && l.ownersSpill == nil &&
+		l.ownersN == 0 && l.ownersBlamed == 0 && l.spilt == nil && l.Ambiguous == 0 && l.WaitSites == nil &&
+		l.WaitedBy == nil && l.UnparkedBy == nil && l.Notifies == 0 && l.NotifyAlls == 0 &&
+		l.NotifiesWokeNobody == 0 && l.MaxNotifyAllBurst == 0 && l.Acquires == 0 && l.Releases == 0 && l.Hold == nil
+}
+
+// sleepBlockers makes dormant the blockers fed a park since the last
+// call whose parks are all fed and none open (the fold's count of them,
+// lstate.parks, is the Lock's Waits) and which may be records.
+func (b *Builder) sleepBlockers() {
+	ag := b.ag
+	if len(ag.sleepy) == 0 {
+		return
+	}
+	var pinned map[*lockAgg]bool
+	if len(ag.befores) > 0 {
+		// A wait counted before the attach is settled at the end on its
+		// aggregate (aggregator.settle).
+		pinned = map[*lockAgg]bool{}
+		for _, bf := range ag.befores {
+			pinned[bf.a] = true
+		}
+	}
+	for i, a := range ag.sleepy {
+		ag.sleepy[i] = nil
+		a.listed = false
+		if pinned[a] || !a.dormant() {
+			continue
+		}
+		o := b.objFind(a.l.Object)
+		if o == nil || o.rec != 0 {
+			continue
+		}
+		ls := o.ls[Blocker]
+		if ls == nil || ls.l != a.l || int(ls.parks) != a.l.Waits || ls.clock != 0 || ls.lockState != nil || a.l.Class != o.class {
+			continue
+		}
+		b.sleep(o, ls, a)
+	}
+	ag.sleepy = ag.sleepy[:0]
+	if b.deadLocks > 1024 && b.deadLocks > len(b.m.Locks)/2 {
+		b.dropDead()
+	}
+}
+
+// sleep writes a, the aggregate of ls, o's blocker, to a record and lets
+// them go.
+func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
+	ag, l := b.ag, a.l
+	i := ag.recs.take()
+	*ag.recs.at(i) = a.record()
+	o.rec, o.ls[Blocker] = i, nil
+	k := uint64(l.Object)<<2 | uint64(Blocker)
+	delete(ag.by, k)
+	if ag.near != nil {
+		if s := &ag.near[probeHash(k+1, 64-nearAggBits)]; s.a == a {
+			*s = aggNear{}
+		}
+	}
+	if ag.last == a {
+		ag.last = nil
+	}
+	ag.byN[a.n] = nil
+	for len(ag.recOf) <= int(a.n) {
+		ag.recOf = append(ag.recOf, 0)
+	}
+	ag.recOf[a.n] = i
+	delete(b.m.byObject, lockOf(l.Object, Blocker))
+	l.Waits = -1 // dead: dropDead takes it out of Model.Locks
+	b.deadLocks++
+}
+
+// record returns a's record (a.dormant()).
+func (a *lockAgg) record() blkRec {
+	l := a.l
+	r := blkRec{obj: l.Object, n: a.n, site: a.ws1.Stack,
+		waits: uint8(l.Waits), notified: uint8(l.Notified), timedOut: uint8(l.TimedOut), interrupted: uint8(l.Interrupted),
+		spurious: uint8(l.Spurious), still: uint8(l.StillWaiting), idle: uint8(l.IdleWaits), before: uint8(l.WaitsBeforeAttach),
+		waitTime: l.WaitTime, maxWait: l.MaxWait}
+	for _, e := range a.unparked.few {
+		r.unpTh[r.nUnp], r.unpN[r.nUnp], r.unpT[r.nUnp] = e.th, uint8(e.u.n), e.u.blamed
+		r.nUnp++
+	}
+	r.nFirst = uint8(copy(r.firsts[:], a.waitedBy))
+	return r
+}
+
+// dropDead takes the Locks of dormant blockers out of Model.Locks.
+func (b *Builder) dropDead() {
+	b.m.Locks = slices.DeleteFunc(b.m.Locks, func(l *Lock) bool { return l.Waits < 0 })
+	b.deadLocks = 0
+}
+
+// wakeRec makes ls, o's blocker's new fold state and Lock, what o's record
+// held, and its aggregate again, and frees the record.
+func (b *Builder) wakeRec(o *objFold, ls *lstate) {
+	ag := b.ag
+	r := ag.recs.at(o.rec)
+	a := r.agg(ls.l)
+	a.sp, a.ag = ag.ownerSpill, ag
+	ls.parks = int32(r.waits)
+	l := ls.l
+	ag.by[uint64(l.Object)<<2|uint64(Blocker)] = a
+	ag.byN[r.n] = a
+	ag.recOf[r.n] = 0
+	ag.recs.give(o.rec)
+	o.rec = 0
+}
+
+// firstToRec gives a thread's first wait (f, of thread th) to the record
+// of the dormant blocker of number n: made a Lock again when it has no
+// room (a thread brought back after it ended gives its firsts again).
+func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
+	r := ag.recs.at(ag.recOf[n])
+	if int(r.nFirst) < len(r.firsts) {
+		r.firsts[r.nFirst] = firstAt{th, at}
+		r.nFirst++
+		return
+	}
+	ag.recs.b.lock(r.obj, Blocker) // wakes it
+	a := ag.byN[n]
+	a.waitedBy = append(a.waitedBy, firstAt{th, at})
+	a.addedFirst()
+}
+
+// wakeN makes the dormant blocker of number n a Lock again and returns
+// its aggregate.
+func (ag *aggregator) wakeN(n int32) *lockAgg {
+	ag.recs.b.lock(ag.recs.at(ag.recOf[n]).obj, Blocker)
+	return ag.byN[n]
+}
+
+// sleepAll makes dormant, at the end, every blocker that may be a
+// record (its parks are all fed then), drops the dead Locks and settles
+// the records' classes (an ObjectClass line may come after a park):
+// Finalize, before the aggregation ends (aggregator.locks groups them).
+func (b *Builder) sleepAll() {
+	ag := b.ag
+	r := ag.recs
+	if r == nil {
+		return
+	}
+	for _, a := range ag.by {
+		if a.l.Kind == Blocker && !a.listed {
+			a.listed = true
+			ag.sleepy = append(ag.sleepy, a)
+		}
+	}
+	b.sleepBlockers()
+	b.dropDead()
+	idx := map[string]int32{}
+	for i := int32(1); i <= r.used; i++ {
+		x := r.at(i)
+		if x.obj == 0 {
+			continue
+		}
+		c := b.classOf(x.obj)
+		k, ok := idx[c]
+		if !ok {
+			k = int32(len(r.classes))
+			r.classes = append(r.classes, c)
+			idx[c] = k
+		}
+		x.cls = k
+	}
+}
+
+// keepRecs gives the model the records left (the groups' members):
+// sorted by object (recBy), the Builder no longer theirs.
+func (ag *aggregator) keepRecs() {
+	r := ag.recs
+	ag.recs, ag.recOf = nil, nil
+	if r.live == 0 {
+		return
+	}
+	r.b, r.free = nil, nil
+	by := make([]int32, 0, r.live)
+	for i := int32(1); i <= r.used; i++ {
+		if r.at(i).obj != 0 {
+			by = append(by, i)
+		}
+	}
+	slices.SortFunc(by, func(x, y int32) int { return cmp.Compare(r.at(x).obj, r.at(y).obj) })
+	ag.m.recs, ag.m.recBy = r, by
+}
+
+// rec returns the record of obj's blocker, nil when it has none.
+func (m *Model) rec(obj format.ObjectID) *blkRec {
+	if m.recs == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(m.recBy, obj, func(x int32, o format.ObjectID) int { return cmp.Compare(m.recs.at(x).obj, o) })
+	if !ok {
+		return nil
+	}
+	return m.recs.at(m.recBy[i])
+}
+
+// recLock returns a Lock of obj's blocker made from its record, nil when
+// it has none: what the aggregation would have finished it as.
+func (m *Model) recLock(obj format.ObjectID) *Lock {
+	r := m.rec(obj)
+	if r == nil {
+		return nil
+	}
+	a := r.agg(&Lock{Object: obj, Kind: Blocker, Class: m.recs.classes[r.cls]})
+	l := a.finish()
+	l.Hold = m.holdFigures(obj, Blocker)
+	return l
+}
+
+// agg returns a lockAgg holding what r holds, summing into l (the
+// blocker's Lock, its Object, Kind and Class set): a's number is r's,
+// its spill and aggregator unset.
+func (r *blkRec) agg(l *Lock) *lockAgg {
+	l.Waits, l.Notified, l.TimedOut, l.Interrupted = int(r.waits), int(r.notified), int(r.timedOut), int(r.interrupted)
+	l.Spurious, l.StillWaiting, l.IdleWaits, l.WaitsBeforeAttach = int(r.spurious), int(r.still), int(r.idle), int(r.before)
+	l.WaitTime, l.MaxWait = r.waitTime, r.maxWait
+	a := &lockAgg{n: r.n, l: l, src: l, ws1On: true,
+		ws1: waitAgg{Stack: r.site, Waits: l.Waits, TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, Time: l.WaitTime, BeforeAttach: l.WaitsBeforeAttach}}
+	if r.nFirst > 0 {
+		a.waitedBy = append([]firstAt(nil), r.firsts[:r.nFirst]...)
+	}
+	for j := range r.nUnp {
+		a.unparked.few = append(a.unparked.few, unparkEnt{r.unpTh[j], unparkAgg{int(r.unpN[j]), r.unpT[j]}})
+	}
+	return a
+}

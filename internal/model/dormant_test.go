@@ -1,0 +1,116 @@
+package model_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	. "orca/internal/model"
+	"orca/internal/testrec"
+)
+
+// dormantRecording has what a dormant blocker's record must keep or give
+// back: objects parked on once, woken by a park again after many events
+// (the model's tests seal at each), parked on by a thread that ends long
+// after (its first wait given to the record), with a class told after
+// the park, timed out, still parked at the end, unparked by three
+// threads (not a record), contended as a monitor after (a Lock at the
+// end), grouped and not.
+func dormantRecording() string {
+	var r recorder
+	for _, th := range []string{"C1", "C2", "C3", "57", "58", "59"} {
+		r.line("ThreadStarted,%s,%s", th, th)
+	}
+	r.now = 1e9
+	for k := range 30 {
+		obj := 0x50000 + k
+		if k%3 == 0 {
+			r.line("ObjectClass,C1,%X,%s", obj, futureTask)
+		}
+		r.park([]string{"C1", "C2"}[k%2], obj, "1;1;1", int64(k%4+1))
+		if k%3 != 0 {
+			r.line("ObjectClass,C1,%X,%s", obj, futureTask) // after its park
+		}
+	}
+	// Timed out, and two parks then a third by another unparker.
+	r.line("ThreadPark,C3,60001,0,1000000,1;2;2")
+	r.now += 2e6
+	r.line("ThreadUnparked,C3,60001,timeout,0")
+	for i, by := range []string{"57", "58", "59"} {
+		r.line("ThreadPark,C%d,60002,0,,1;2;2", i+1)
+		r.now += 1e6
+		r.line("ThreadUnpark,%s,C%d,0", by, i+1)
+		r.line("ThreadUnparked,C%d,60002,unparked,0", i+1)
+	}
+	// Parked on again, long after: a Lock again, then a record again.
+	for k := range 5 {
+		r.park("C2", 0x50000+3*k, "1;1;1", 1)
+	}
+	// Parked on once, then contended as a monitor.
+	r.park("C1", 0x60003, "1;3;3", 1)
+	r.line("MonitorContendedEnter,C2,60003,C1,1;6;6")
+	r.now += 1e6
+	r.line("MonitorContendedEntered,C2,60003,1;6;6")
+	r.line("ThreadEnded,C1")
+	// Still parked at the end.
+	r.line("ThreadPark,C3,60004,0,,1;2;2")
+	r.now += 1e6
+	return r.b.String()
+}
+
+// TestDormant folds recordings with dormant blockers and with every
+// blocker a Lock: the same locks (the groups' members kept as records
+// made Locks by Model.Lock), the same groups, the same classes.
+func TestDormant(t *testing.T) {
+	same := func(t *testing.T, name string, with, without *Model) {
+		t.Helper()
+		if with.NumLocks() != without.NumLocks() || len(with.Groups) != len(without.Groups) {
+			t.Fatalf("%s: %d locks, %d groups; without records %d, %d", name, with.NumLocks(), len(with.Groups), without.NumLocks(), len(without.Groups))
+		}
+		for _, l := range without.Locks {
+			if w := with.Lock(l.Object, l.Kind); w == nil || !reflect.DeepEqual(*w, *l) {
+				t.Errorf("%s: %s %v: %+v; without records %+v", name, l.Kind, l.Object, w, *l)
+			}
+			if c, c0 := with.Class(l.Object), without.Class(l.Object); c != c0 {
+				t.Errorf("%s: %v's class %q, without records %q", name, l.Object, c, c0)
+			}
+		}
+		for i, g := range without.Groups {
+			w := with.Groups[i]
+			if !reflect.DeepEqual(w.Lock, g.Lock) || w.Site != g.Site || w.MaxWaits != g.MaxWaits || !reflect.DeepEqual(w.Members, g.Members) {
+				t.Errorf("%s: group %d: %+v; without records %+v", name, i, *w, *g)
+			}
+		}
+	}
+	var records int
+	fold := func(t *testing.T, name, lines string) {
+		var with, without *Model
+		with = foldLines(t, lines)
+		NoDormant(func() { without = foldLines(t, lines) })
+		same(t, name, with, without)
+		records += with.NumLocks() - len(with.Locks)
+	}
+	fold(t, "groups", groupRecording())
+	fold(t, "dormant", dormantRecording())
+	// The report's and the model's cases, folded as orca report does.
+	paths, _ := filepath.Glob("../report/testdata/*.txtar")
+	cases, _ := filepath.Glob("testdata/cases/*.txtar")
+	for _, p := range append(paths, cases...) {
+		ar := testrec.Parse(t, p)
+		dir := t.TempDir()
+		prefix := filepath.Join(dir, "r")
+		testrec.Write(t, &txtar.Archive{Files: ar.Files}, prefix)
+		opt := Options{Spill: true, SpillDir: dir, DropIntervals: true, SpillOwners: true}
+		_, with := testrec.OpenWith(t, prefix, opt)
+		var without *Result
+		NoDormant(func() { _, without = testrec.OpenWith(t, prefix, opt) })
+		same(t, p, with.Model, without.Model)
+		records += with.Model.NumLocks() - len(with.Model.Locks)
+	}
+	if records == 0 {
+		t.Errorf("no group's member kept as a record")
+	}
+	t.Logf("%d groups' members kept as records", records)
+}

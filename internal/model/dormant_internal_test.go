@@ -21,6 +21,9 @@ func TestDormantFields(t *testing.T) {
 	if !base().dormant() {
 		t.Fatal("the base blocker is not dormant")
 	}
+	if n := unsafe.Sizeof(blkRec{}); n != 80 {
+		t.Errorf("a record of %d bytes, want 80", n)
+	}
 	back := func(a *lockAgg) *lockAgg {
 		r := a.record()
 		return r.agg(&Lock{Object: a.l.Object, Kind: a.l.Kind, Class: a.l.Class})

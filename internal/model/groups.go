@@ -60,13 +60,6 @@ type Member struct {
 	WaitTime format.Time
 }
 
-// member is a candidate of a group: a lock's aggregate, or a dormant
-// blocker's record.
-type member struct {
-	a *lockAgg
-	r *blkRec
-}
-
 // groupKey is what the members of a Group share.
 type groupKey struct {
 	kind  LockKind
@@ -78,40 +71,70 @@ type groupKey struct {
 // of its records (dormant blockers), most WaitTime first; loose are the
 // records not grouped, to be made Locks (aggregator.locks).
 func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
-	var cands map[groupKey][]member
-	add := func(k groupKey, c member) {
-		if cands == nil {
-			cands = map[groupKey][]member{}
-		}
-		cands[k] = append(cands[k], c)
+	// The records are counted by key first, then summed into the groups
+	// their keys make: no list of candidates per record (millions, an
+	// hour of a busy server).
+	type recKey struct {
+		cls  int32
+		site StackID
 	}
+	var recN map[recKey]int
+	r := ag.recs
+	if r != nil {
+		recN = map[recKey]int{}
+		for i := int32(1); i <= r.used; i++ {
+			if x := r.at(i); x.obj != 0 && !ag.contended(x.obj) {
+				recN[recKey{x.cls, x.site}]++
+			}
+		}
+	}
+	var cands map[groupKey][]*lockAgg
 	for _, a := range ag.by {
 		if ag.transient(a.l) {
-			add(groupKey{a.l.Kind, a.l.Class, a.l.WaitSites[0].Stack}, member{a: a})
+			if cands == nil {
+				cands = map[groupKey][]*lockAgg{}
+			}
+			k := groupKey{a.l.Kind, a.l.Class, a.l.WaitSites[0].Stack}
+			cands[k] = append(cands[k], a)
 		}
 	}
-	if r := ag.recs; r != nil {
+	sums := map[groupKey]*groupSum{}
+	for k, as := range cands {
+		n := len(as)
+		if k.kind == Blocker && r != nil {
+			if cls := slices.Index(r.classes, k.class); cls >= 0 {
+				n += recN[recKey{int32(cls), k.site}]
+			}
+		}
+		if n >= GroupMinObjects {
+			s := newGroupSum(k, n)
+			for _, a := range as {
+				s.addLock(a)
+			}
+			sums[k] = s
+		}
+	}
+	for rk, n := range recN {
+		k := groupKey{Blocker, r.classes[rk.cls], rk.site}
+		if _, ok := sums[k]; !ok && n+len(cands[k]) >= GroupMinObjects {
+			sums[k] = newGroupSum(k, n)
+		}
+	}
+	if r != nil {
 		for i := int32(1); i <= r.used; i++ {
 			x := r.at(i)
-			switch {
-			case x.obj == 0:
-			case ag.contended(x.obj):
+			if x.obj == 0 {
+				continue
+			}
+			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !ag.contended(x.obj) {
+				s.addRec(x)
+			} else {
 				loose = append(loose, x.obj)
-			default:
-				add(groupKey{Blocker, r.classes[x.cls], x.site}, member{r: x})
 			}
 		}
 	}
-	for k, ms := range cands {
-		if len(ms) >= GroupMinObjects {
-			out = append(out, newGroup(k, ms, ag.ownerSpill))
-			continue
-		}
-		for _, c := range ms {
-			if c.r != nil {
-				loose = append(loose, c.r.obj)
-			}
-		}
+	for _, s := range sums {
+		out = append(out, s.finish(ag.ownerSpill))
 	}
 	slices.Sort(loose) // woken in the same order each time
 	slices.SortFunc(out, func(a, b *Group) int {
@@ -165,79 +188,102 @@ func (ag *aggregator) contended(obj format.ObjectID) bool {
 	return false
 }
 
-// newGroup sums the members ms into a Group; with a spill (sp), a long
-// WaitedBy is written to it (putThreads).
-func newGroup(k groupKey, ms []member, sp *spillFile) *Group {
-	g := &Group{Site: k.site, Members: make([]Member, 0, len(ms))}
+// groupSum is a Group being summed from its members.
+type groupSum struct {
+	g        *Group
+	site     StackID
+	waitedBy map[format.ThreadID]format.Time
+	unparked map[format.ThreadID]Blame
+	sites    map[StackID]WaitSite
+}
+
+// newGroupSum starts the group of key k, of n members.
+func newGroupSum(k groupKey, n int) *groupSum {
+	g := &Group{Site: k.site, Members: make([]Member, 0, n)}
 	g.Kind, g.Class = k.kind, k.class
-	waitedBy := map[format.ThreadID]format.Time{}
-	unparked := map[format.ThreadID]Blame{}
-	sites := map[StackID]WaitSite{}
-	first := func(f firstAt) {
-		if first, ok := waitedBy[f.th]; !ok || f.at < first {
-			waitedBy[f.th] = f.at
-		}
+	return &groupSum{g: g, site: k.site, waitedBy: map[format.ThreadID]format.Time{},
+		unparked: map[format.ThreadID]Blame{}, sites: map[StackID]WaitSite{}}
+}
+
+func (s *groupSum) first(f firstAt) {
+	if first, ok := s.waitedBy[f.th]; !ok || f.at < first {
+		s.waitedBy[f.th] = f.at
 	}
-	unpark := func(th format.ThreadID, u unparkAgg) {
-		s := unparked[th]
-		s.Thread, s.Contentions, s.Blamed = th, s.Contentions+u.n, s.Blamed+u.blamed
-		unparked[th] = s
+}
+
+func (s *groupSum) unpark(th format.ThreadID, u unparkAgg) {
+	b := s.unparked[th]
+	b.Thread, b.Contentions, b.Blamed = th, b.Contentions+u.n, b.Blamed+u.blamed
+	s.unparked[th] = b
+}
+
+func (s *groupSum) waitSite(ws WaitSite) {
+	w := s.sites[ws.Stack]
+	w.Stack = ws.Stack
+	w.Waits += ws.Waits
+	w.TimedOut += ws.TimedOut
+	w.StillWaiting += ws.StillWaiting
+	w.Time += ws.Time
+	s.sites[ws.Stack] = w
+}
+
+// addLock adds the member a, a lock's aggregate (finished).
+func (s *groupSum) addLock(a *lockAgg) {
+	l := a.l
+	s.g.locks = append(s.g.locks, l)
+	for _, f := range a.waitedBy {
+		s.first(f)
 	}
-	site := func(ws WaitSite) {
-		s := sites[ws.Stack]
-		s.Stack = ws.Stack
-		s.Waits += ws.Waits
-		s.TimedOut += ws.TimedOut
-		s.StillWaiting += ws.StillWaiting
-		s.Time += ws.Time
-		sites[ws.Stack] = s
+	for th, u := range a.unparked.all {
+		s.unpark(th, u)
 	}
-	for _, c := range ms {
-		var l *Lock
-		if r := c.r; r != nil {
-			// A record's figures, as its Lock would have them.
-			var one Lock
-			l = &one
-			a := r.agg(l)
-			for _, f := range a.waitedBy {
-				first(f)
-			}
-			for th, u := range a.unparked.all {
-				unpark(th, u)
-			}
-			site(WaitSite(a.ws1))
-			g.Members = append(g.Members, Member{r.obj, l.Waits, l.WaitTime})
-		} else {
-			a := c.a
-			l = a.l
-			g.locks = append(g.locks, l)
-			for _, f := range a.waitedBy {
-				first(f)
-			}
-			for th, u := range a.unparked.all {
-				unpark(th, u)
-			}
-			for _, ws := range l.WaitSites {
-				site(ws)
-			}
-			g.Members = append(g.Members, Member{l.Object, l.Waits, l.WaitTime})
-		}
-		g.MaxWaits = max(g.MaxWaits, l.Waits)
-		g.Waits += l.Waits
-		g.WaitTime += l.WaitTime
-		g.MaxWait = max(g.MaxWait, l.MaxWait)
-		g.Notified += l.Notified
-		g.Ambiguous += l.Ambiguous
-		g.TimedOut += l.TimedOut
-		g.Interrupted += l.Interrupted
-		g.Spurious += l.Spurious
-		g.StillWaiting += l.StillWaiting
-		g.IdleWaits += l.IdleWaits
-		g.Notifies += l.Notifies
-		g.NotifyAlls += l.NotifyAlls
-		g.NotifiesWokeNobody += l.NotifiesWokeNobody
-		g.MaxNotifyAllBurst = max(g.MaxNotifyAllBurst, l.MaxNotifyAllBurst)
+	for _, ws := range l.WaitSites {
+		s.waitSite(ws)
 	}
+	s.add(l)
+}
+
+// addRec adds the member of record r: what its Lock would be (agg),
+// read from the record.
+func (s *groupSum) addRec(r *blkRec) {
+	var l Lock
+	r.figures(&l)
+	for _, f := range r.firsts[:r.nFirst] {
+		s.first(f)
+	}
+	for j := range r.nUnp {
+		s.unpark(r.unpTh[j], unparkAgg{int(r.unpN[j]), r.unpT[j]})
+	}
+	s.waitSite(WaitSite{Stack: r.site, Waits: l.Waits, TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, Time: l.WaitTime, BeforeAttach: l.WaitsBeforeAttach})
+	l.Object = r.obj
+	s.add(&l)
+}
+
+// add sums the figures of the member l.
+func (s *groupSum) add(l *Lock) {
+	g := s.g
+	g.Members = append(g.Members, Member{l.Object, l.Waits, l.WaitTime})
+	g.MaxWaits = max(g.MaxWaits, l.Waits)
+	g.Waits += l.Waits
+	g.WaitTime += l.WaitTime
+	g.MaxWait = max(g.MaxWait, l.MaxWait)
+	g.Notified += l.Notified
+	g.Ambiguous += l.Ambiguous
+	g.TimedOut += l.TimedOut
+	g.Interrupted += l.Interrupted
+	g.Spurious += l.Spurious
+	g.StillWaiting += l.StillWaiting
+	g.IdleWaits += l.IdleWaits
+	g.Notifies += l.Notifies
+	g.NotifyAlls += l.NotifyAlls
+	g.NotifiesWokeNobody += l.NotifiesWokeNobody
+	g.MaxNotifyAllBurst = max(g.MaxNotifyAllBurst, l.MaxNotifyAllBurst)
+}
+
+// finish orders the group's lists and returns it; with a spill (sp), a
+// long WaitedBy is written to it (putThreads).
+func (s *groupSum) finish(sp *spillFile) *Group {
+	g, waitedBy, unparked, sites := s.g, s.waitedBy, s.unparked, s.sites
 	slices.SortFunc(g.Members, func(a, b Member) int {
 		if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
 			return c
@@ -249,8 +295,8 @@ func newGroup(k groupKey, ms []member, sp *spillFile) *Group {
 		g.UnparkedBy = append(g.UnparkedBy, u)
 	}
 	sortUnparkers(g.UnparkedBy)
-	for _, s := range sites {
-		g.WaitSites = append(g.WaitSites, s)
+	for _, w := range sites {
+		g.WaitSites = append(g.WaitSites, w)
 	}
 	// Each member has the most time at Site, so Site has the most of
 	// all; on a tie it comes first all the same.
@@ -258,7 +304,7 @@ func newGroup(k groupKey, ms []member, sp *spillFile) *Group {
 		if c := cmp.Compare(b.Time, a.Time); c != 0 {
 			return c
 		}
-		switch k.site {
+		switch s.site {
 		case a.Stack:
 			return -1
 		case b.Stack:

@@ -268,7 +268,10 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		return
 	}
 	if n := len(ag.byN); len(ag.firstIdx) < n {
-		ag.firstIdx = append(ag.firstIdx, make([]int32, 2*n-len(ag.firstIdx))...)
+		// Made anew, not grown by append: it is all zero between two
+		// merges, and a lock per object parked on (5.6 M in an hour of a
+		// busy Tomcat) made append's doubling ~180 MB of it.
+		ag.firstIdx = make([]int32, n+n/4+64)
 	}
 	idx := ag.firstIdx
 	for i := range st.firsts {

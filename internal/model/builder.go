@@ -149,6 +149,9 @@ type Builder struct {
 	// by call site for it.
 	ag        *aggregator
 	deadLocks int // dormant blockers' Locks still in Model.Locks (dropDead)
+	// dormObjs: the record of each dormant blocker whose object the fold
+	// has no entry of (objs; Builder.forget), by object.
+	dormObjs  probeTab[int32]
 	sites     *siteGrouper
 	feeding   []*tstate
 	sealEvery int

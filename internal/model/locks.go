@@ -136,6 +136,11 @@ func (b *Builder) objFind(obj format.ObjectID) *objFold {
 	}
 	p := b.objs.lookup(uint64(obj))
 	if p == nil {
+		if b.dormObjs.n > 0 {
+			if i := b.dormObjs.lookup(uint64(obj)); i != nil {
+				return b.objBack(obj, *i) // a dormant blocker's, forgotten
+			}
+		}
 		return nil
 	}
 	*n = objNear{obj, *p}

@@ -87,6 +87,41 @@ func (t *probeTab[E]) lookup(key uint64) *E {
 	}
 }
 
+// del removes the record of key, if it has one: the records after it in
+// its run move back (linear probing's backward shift), each to where a
+// look-up from its own first slot finds it.
+func (t *probeTab[E]) del(key uint64) {
+	var zero E
+	if key == math.MaxUint64 {
+		if t.hasLast {
+			t.last, t.hasLast = zero, false
+			t.n--
+		}
+		return
+	}
+	if len(t.slots) == 0 {
+		return
+	}
+	k := key + 1
+	mask := len(t.slots) - 1
+	i := probeHash(k, t.shift)
+	for ; t.slots[i].key != k; i = (i + 1) & mask {
+		if t.slots[i].key == 0 {
+			return
+		}
+	}
+	for j := (i + 1) & mask; t.slots[j].key != 0; j = (j + 1) & mask {
+		// j's record may fill the hole at i when i is no nearer its
+		// first slot than j is.
+		if h := probeHash(t.slots[j].key, t.shift); (j-h)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = probeSlot[E]{}
+	t.n--
+}
+
 // reset empties t, its slots kept.
 func (t *probeTab[E]) reset() {
 	clear(t.slots)

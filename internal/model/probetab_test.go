@@ -62,6 +62,39 @@ func TestProbeTab(t *testing.T) {
 	}
 }
 
+// TestProbeTabDel adds and deletes keys at random, checked against a map:
+// a record lost or found again after its deletion fails.
+func TestProbeTabDel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 8, 100, 5000} {
+		var tab probeTab[int]
+		want := map[uint64]int{}
+		for i := range 20 * n {
+			k := uint64(r.IntN(2 * n)) // collisions and runs
+			if i%7 == 0 {
+				k = math.MaxUint64 - uint64(r.IntN(2))
+			}
+			if r.IntN(3) == 0 {
+				tab.del(k)
+				delete(want, k)
+				continue
+			}
+			e, _ := tab.find(k)
+			*e = i
+			want[k] = i
+		}
+		if tab.n != len(want) {
+			t.Errorf("n %d: %d records, want %d", n, tab.n, len(want))
+		}
+		for k := range uint64(2 * n) {
+			e, v := tab.lookup(k), want[k]
+			if _, ok := want[k]; ok != (e != nil) || ok && *e != v {
+				t.Fatalf("n %d: key %d: %v, want %d (%v)", n, k, e, v, ok)
+			}
+		}
+	}
+}
+
 // TestKeySet checks keySet against a map: keys in a row, spread and the
 // extremes (0 and math.MaxUint64, whose key + 1 is an empty slot's), each
 // added twice; fails with a key added again reported new, or one lost as

@@ -287,9 +287,10 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 	o.rec = 0
 }
 
-// firstToRec gives a thread's first wait (f, of thread th) to the record
-// of the dormant blocker of number n: made a Lock again when it has no
-// room (a thread brought back after it ended gives its firsts again).
+// firstToRec gives thread th's first wait (at at) to the record of the
+// dormant blocker of number n: made a Lock again when it has no room (a
+// second thread that parked on it ended, or a thread brought back after
+// it ended gives its firsts again).
 func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
 	r := ag.recs.at(ag.recOf[n])
 	if int(r.nFirst) < len(r.firsts) {

@@ -56,7 +56,6 @@ type blkRecs struct {
 	chunks [][]blkRec
 	used   int32   // the slots handed out, from 1
 	free   []int32 // the slots given back
-	live   int
 	// classes: the records' classes (blkRec.cls), clsIdx their numbers.
 	classes []string
 	clsIdx  map[string]int32
@@ -87,7 +86,6 @@ func (r *blkRecs) at(i int32) *blkRec {
 
 // take returns a free slot.
 func (r *blkRecs) take() int32 {
-	r.live++
 	if n := len(r.free); n > 0 {
 		i := r.free[n-1]
 		r.free = r.free[:n-1]
@@ -100,11 +98,13 @@ func (r *blkRecs) take() int32 {
 	return r.used
 }
 
+// live is how many records r holds.
+func (r *blkRecs) live() int { return int(r.used) - len(r.free) }
+
 // give frees slot i.
 func (r *blkRecs) give(i int32) {
 	*r.at(i) = blkRec{}
 	r.free = append(r.free, i)
-	r.live--
 }
 
 // noDormant, when set (the tests), keeps every blocker a Lock.
@@ -347,11 +347,12 @@ func (b *Builder) sleepAll() {
 func (ag *aggregator) keepRecs() {
 	r := ag.recs
 	ag.recs, ag.recOf = nil, nil
-	if r.live == 0 {
+	n := r.live()
+	if n == 0 {
 		return
 	}
-	r.b, r.free = nil, nil
-	by := make([]int32, 0, r.live)
+	r.b = nil
+	by := make([]int32, 0, n)
 	for i := int32(1); i <= r.used; i++ {
 		if r.at(i).obj != 0 {
 			by = append(by, i)

@@ -1278,7 +1278,9 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	}
 }
 
-// Lock returns the lock of that kind on obj, or nil.
+// Lock returns the lock of that kind on obj, or nil. A group's member the
+// model keeps as a record (not in Locks) is made a Lock at each call: a
+// value of its own, what the aggregation would have finished.
 func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
 	if m.locksInObjs {
 		if o := m.objFold(obj); o != nil && o.ls[kind] != nil {

@@ -394,13 +394,19 @@ func (r *blkRec) figures(l *Lock) {
 	l.WaitTime, l.MaxWait = r.waitTime, r.maxWait
 }
 
+// waitSite returns the figures of r's one wait site: those of l, its
+// Lock (figures), as dormant checked.
+func (r *blkRec) waitSite(l *Lock) WaitSite {
+	return WaitSite{Stack: r.site, Waits: l.Waits, TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, Time: l.WaitTime, BeforeAttach: l.WaitsBeforeAttach}
+}
+
 // agg returns a lockAgg holding what r holds, summing into l (the
 // blocker's Lock, its Object, Kind and Class set): a's number is r's,
 // its spill and aggregator unset.
 func (r *blkRec) agg(l *Lock) *lockAgg {
 	r.figures(l)
 	a := &lockAgg{n: r.n, l: l, src: l, ws1On: true,
-		ws1: waitAgg{Stack: r.site, Waits: l.Waits, TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, Time: l.WaitTime, BeforeAttach: l.WaitsBeforeAttach}}
+		ws1: waitAgg(r.waitSite(l))}
 	if r.nFirst > 0 {
 		a.waitedBy = append([]firstAt(nil), r.firsts[:r.nFirst]...)
 	}

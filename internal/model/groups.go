@@ -79,12 +79,16 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
 		site StackID
 	}
 	var recN map[recKey]int
+	var contended []bool // by slot: the object was contended (loose)
 	r := ag.recs
 	if r != nil {
 		recN = map[recKey]int{}
+		contended = make([]bool, r.used+1)
 		for i := int32(1); i <= r.used; i++ {
-			if x := r.at(i); x.obj != 0 && !ag.contended(x.obj) {
-				recN[recKey{x.cls, x.site}]++
+			if x := r.at(i); x.obj != 0 {
+				if contended[i] = ag.contended(x.obj); !contended[i] {
+					recN[recKey{x.cls, x.site}]++
+				}
 			}
 		}
 	}
@@ -126,7 +130,7 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
 			if x.obj == 0 {
 				continue
 			}
-			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !ag.contended(x.obj) {
+			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !contended[i] {
 				s.addRec(x)
 			} else {
 				loose = append(loose, x.obj)
@@ -254,7 +258,7 @@ func (s *groupSum) addRec(r *blkRec) {
 	for j := range r.nUnp {
 		s.unpark(r.unpTh[j], unparkAgg{int(r.unpN[j]), r.unpT[j]})
 	}
-	s.waitSite(WaitSite{Stack: r.site, Waits: l.Waits, TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, Time: l.WaitTime, BeforeAttach: l.WaitsBeforeAttach})
+	s.waitSite(r.waitSite(&l))
 	l.Object = r.obj
 	s.add(&l)
 }

@@ -170,6 +170,13 @@ type aggregator struct {
 	recs   *blkRecs
 	recOf  []int32
 	sleepy []*lockAgg
+	// owned: by lock number, a bit set while the lock is a dormant
+	// blocker whose record holds its one waiting thread's first wait
+	// (dormant.go): the thread's entry of it let go; ownedMerged and
+	// ownedEnded count the entries let go as a thread merged its firsts
+	// and as it ended (the tests).
+	owned                   []uint64
+	ownedMerged, ownedEnded int
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -274,6 +281,12 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		ag.firstIdx = make([]int32, n+n/4+64)
 	}
 	idx := ag.firstIdx
+	if len(ag.owned) > 0 {
+		// Those a dormant blocker's record holds (owned) let go.
+		n := len(st.firsts)
+		st.firsts = slices.DeleteFunc(st.firsts, func(f aggFirst) bool { return !f.blocked && ag.isOwned(f.n) })
+		ag.ownedMerged += n - len(st.firsts)
+	}
 	for i := range st.firsts {
 		idx[st.firsts[i].n] = int32(i + 1)
 	}
@@ -281,6 +294,10 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
 	}
 	for _, op := range st.flog {
+		if op.wait && ag.isOwned(op.n) {
+			ag.ownedMerged++
+			continue
+		}
 		k := idx[op.n]
 		if k == 0 {
 			st.firsts = append(st.firsts, aggFirst{n: op.n})
@@ -307,6 +324,10 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 	st.mergeFirsts(ag)
 	for i := range st.firsts {
 		f := &st.firsts[i]
+		if !f.blocked && ag.isOwned(f.n) {
+			ag.ownedEnded++
+			continue // the record holds it
+		}
 		a := ag.byN[f.n]
 		if a == nil {
 			// A dormant blocker's: no contention on it.
@@ -326,8 +347,7 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 			a.addedFirst()
 		}
 	}
-	clear(st.firsts)
-	st.firsts = st.firsts[:0]
+	st.firsts = nil // let go: the thread alive at the end gave nearly all of them to records
 }
 
 // firstAt is a thread's first contention or wait on a lock. A thread's
@@ -382,6 +402,12 @@ type lockAgg struct {
 	ws1    waitAgg
 	ws1On  bool
 	listed bool // in aggregator.sleepy
+	// solo: the threads that parked on it (a blocker): soloNone, soloOne
+	// (soloTh, first at soloAt) or soloMany; a dormant blocker's record
+	// holds its one thread's first wait (dormant.go: owned firsts).
+	solo   uint8
+	soloTh format.ThreadID
+	soloAt format.Time
 	wsites sumTab[waitAgg, *waitAgg]
 	// waitedBy: each thread's first wait, as the threads end
 	// (threadAgg.flushFirsts); waitedByRuns: runs of them written to the
@@ -546,7 +572,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 			a.l = a.src // its facts are there already
 		} else {
 			a.l = &Lock{Object: obj, Kind: kind}
-			if r := ag.m.rec(obj); r != nil && kind == Blocker {
+			if r, ok := ag.m.rec(obj); ok && kind == Blocker {
 				a.l.Class = ag.m.recs.classes[r.cls] // a group's member, kept as a record (dormant.go)
 			}
 			if kind == Semaphore {
@@ -710,6 +736,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			site := m.SiteStack(iv.Stack)
 			ws := a.waitSite(site)
 			st.waited(a, iv.Since)
+			a.parkedBy(st.id, iv.Since)
 			a.l.Waits++
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()

@@ -203,6 +203,10 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 		b.ag.recs = nil
 	}
 	if opt.Spill {
+		if r := b.ag.recs; r != nil && !r.toFile {
+			// The older records to a file of their own (blkRecs).
+			r.toFile, r.dir = true, opt.SpillDir
+		}
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil
 		if opt.SpillOwners && b.dropIntervals {

@@ -597,7 +597,7 @@ func New() *Builder {
 	b.m.foldTh = b.th
 	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, inPlace: true, early: true}
 	if !noDormant {
-		b.ag.recs = &blkRecs{b: b} // dormant blockers (dormant.go)
+		b.ag.recs = newBlkRecs(b) // dormant blockers (dormant.go)
 	}
 	return b
 }

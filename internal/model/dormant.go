@@ -1,8 +1,9 @@
 package model
 
 import (
-	"cmp"
+	"fmt"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -41,7 +42,7 @@ type blkRec struct {
 	cls  int32 // its class, blkRecs.classes' (settled at the end: recClasses)
 	// The Lock's counts (at most GroupMaxWaits each).
 	waits, notified, timedOut, interrupted, spurious, still, idle, before uint8
-	nUnp, nFirst                                                          uint8
+	nUnp, nFirst, solo                                                    uint8
 	unpN                                                                  [recUnparkers]uint8
 	waitTime, maxWait                                                     format.Time
 	unpTh                                                                 [recUnparkers]format.ThreadID
@@ -50,15 +51,39 @@ type blkRec struct {
 }
 
 // blkRecs holds the records, in chunks (a slice grown by doubling would
-// copy hundreds of MB), their free slots reused.
+// copy hundreds of MB), their free slots reused. With a file (Options.Spill)
+// only the last recHot chunks stay in memory: the older ones are written
+// to a private temporary file of their own (openSpill) and read back a
+// record at a time when a blocker is named again, a chunk at a time at the
+// end (each). An hour of a loaded Tomcat made 5.6 M records (~450 MB), all
+// kept to the end for the groups, and read back mostly once.
 type blkRecs struct {
-	b      *Builder // wakes them (lock)
+	b *Builder // wakes them (lock)
+	// chunks[:cold] are nil: in f, chunk j at j × its size.
 	chunks [][]blkRec
-	used   int32   // the slots handed out, from 1
-	free   []int32 // the slots given back
+	cold   int
+	bits   int        // a chunk has 1<<bits records (recChunkBits)
+	hot    int        // chunks kept in memory with a file (recHot)
+	dir    string     // where f is made ("": os.TempDir())
+	toFile bool       // older chunks go to f
+	f      *spillFile // made with the first chunk written
+	used   int32      // the slots handed out, from 1
+	free   []int32    // the slots given back
 	// classes: the records' classes (blkRec.cls), clsIdx their numbers.
 	classes []string
 	clsIdx  map[string]int32
+	// pend: the threads' first waits given to records while pending is set
+	// (Finalize ends every thread alive, which gives a first to nearly
+	// every record: applied by chunk, flushPend).
+	pend    []pendFirst
+	pending bool
+}
+
+// pendFirst is a first wait given to the record of the dormant blocker of
+// number n (firstToRec) while the records' are pending.
+type pendFirst struct {
+	n int32
+	f firstAt
 }
 
 // intern returns the number of class in r.classes.
@@ -75,13 +100,60 @@ func (r *blkRecs) intern(class string) int32 {
 	return k
 }
 
-// recChunkBits: a chunk has 1<<recChunkBits records.
-const recChunkBits = 12
+// recChunkBits: a chunk has 1<<recChunkBits records; recHot chunks are
+// kept in memory with a file (the tests make both small: RecsCold).
+var recChunkBits, recHot = 12, 32
 
-// at returns the record of slot i (from 1).
-func (r *blkRecs) at(i int32) *blkRec {
+// newBlkRecs returns the records of b's fold, in a file in dir when
+// toFile (Options.Spill; recsColdDir in the tests).
+func newBlkRecs(b *Builder) *blkRecs {
+	return &blkRecs{b: b, bits: recChunkBits, hot: recHot, toFile: recsColdDir != "", dir: recsColdDir}
+}
+
+// recsColdDir, when set (the tests), gives every fold's records a file in
+// it.
+var recsColdDir string
+
+const recSize = int64(unsafe.Sizeof(blkRec{}))
+
+// where returns slot i's chunk and its place in it.
+func (r *blkRecs) where(i int32) (j, k int) {
 	i--
-	return &r.chunks[i>>recChunkBits][i&(1<<recChunkBits-1)]
+	return int(i >> r.bits), int(i & (1<<r.bits - 1))
+}
+
+// get returns the record of slot i (from 1).
+func (r *blkRecs) get(i int32) blkRec {
+	if j, k := r.where(i); r.chunks[j] != nil {
+		return r.chunks[j][k]
+	}
+	var x blkRec
+	r.io(unsafe.Slice(&x, 1), int64(i-1)*recSize, false)
+	return x
+}
+
+// set writes x to slot i.
+func (r *blkRecs) set(i int32, x blkRec) {
+	if j, k := r.where(i); r.chunks[j] != nil {
+		r.chunks[j][k] = x
+		return
+	}
+	r.io(unsafe.Slice(&x, 1), int64(i-1)*recSize, true)
+}
+
+// io reads (or writes) the records xs at off in the file. A record
+// written there cannot be lost for the report's sake: the build fails
+// (SpillError).
+func (r *blkRecs) io(xs []blkRec, off int64, write bool) {
+	var err error
+	if write {
+		_, err = r.f.f.WriteAt(bytesOf(xs), off)
+	} else {
+		_, err = r.f.readAt(bytesOf(xs), off)
+	}
+	if err != nil {
+		panic(&SpillError{fmt.Errorf("the dormant blockers' records: %w", err)})
+	}
 }
 
 // take returns a free slot.
@@ -91,11 +163,35 @@ func (r *blkRecs) take() int32 {
 		r.free = r.free[:n-1]
 		return i
 	}
-	if int(r.used)>>recChunkBits == len(r.chunks) {
-		r.chunks = append(r.chunks, make([]blkRec, 1<<recChunkBits))
+	if int(r.used)>>r.bits == len(r.chunks) {
+		if r.toFile && len(r.chunks)-r.cold >= r.hot {
+			r.evict()
+		}
+		r.chunks = append(r.chunks, make([]blkRec, 1<<r.bits))
 	}
 	r.used++
 	return r.used
+}
+
+// evict writes the oldest chunk in memory to the file and lets it go;
+// a file that cannot be made or written keeps them all in memory.
+func (r *blkRecs) evict() {
+	if r.f == nil {
+		f, err := openSpill(r.dir)
+		if err != nil {
+			r.toFile = false
+			return
+		}
+		f.buf = nil // written at places, not appended
+		r.f = f
+	}
+	c := r.chunks[r.cold]
+	if _, err := r.f.f.WriteAt(bytesOf(c), int64(r.cold)*int64(len(c))*recSize); err != nil {
+		r.toFile = false
+		return
+	}
+	r.chunks[r.cold] = nil
+	r.cold++
 }
 
 // live is how many records r holds.
@@ -103,8 +199,87 @@ func (r *blkRecs) live() int { return int(r.used) - len(r.free) }
 
 // give frees slot i.
 func (r *blkRecs) give(i int32) {
-	*r.at(i) = blkRec{}
+	r.set(i, blkRec{})
 	r.free = append(r.free, i)
+}
+
+// each calls fn for every record in use, a chunk at a time, in the order
+// of their slots: a chunk in the file is read whole into buf and written
+// back when fn changed a record (it reports so). fn must not read or
+// write records through r.
+func (r *blkRecs) each(fn func(i int32, x *blkRec) (changed bool)) {
+	var buf []blkRec
+	for j, c := range r.chunks {
+		base := int32(j<<r.bits) + 1
+		if c == nil {
+			if buf == nil {
+				buf = make([]blkRec, 1<<r.bits)
+			}
+			c = buf
+			r.io(c, int64(base-1)*recSize, false)
+		}
+		changed := false
+		for k := range c {
+			i := base + int32(k)
+			if i > r.used {
+				break
+			}
+			if c[k].obj != 0 && fn(i, &c[k]) {
+				changed = true
+			}
+		}
+		if changed && r.chunks[j] == nil {
+			r.io(c, int64(base-1)*recSize, true)
+		}
+	}
+}
+
+// Owned firsts. A thread's first wait on each lock is kept in the thread
+// (threadAgg.firsts) until it ends: a server's pool threads live to the
+// end, and each kept one for every object it ever parked on (~200 MB of
+// the fold's peak for an hour of a loaded Tomcat). A blocker parked on by
+// one thread alone (lockAgg.solo) holds that thread's first wait in its
+// record when it sleeps, and the thread lets its own go (its lock's bit in
+// aggregator.owned, read as it merges its firsts and as it ends). Woken,
+// the blocker's Lock has the first in its waitedBy (the thread's may come
+// again as it ends: a thread's earliest counts, lockAgg.firstsOf).
+
+const (
+	soloNone = iota
+	soloOne
+	soloMany
+)
+
+// parkedBy notes a park by thread th from since on a, a blocker.
+func (a *lockAgg) parkedBy(th format.ThreadID, since format.Time) {
+	switch {
+	case a.solo == soloNone:
+		a.solo, a.soloTh, a.soloAt = soloOne, th, since
+	case a.solo == soloOne && a.soloTh == th:
+		a.soloAt = min(a.soloAt, since)
+	default:
+		a.solo = soloMany
+	}
+}
+
+// isOwned reports whether the record of lock number n holds its one
+// thread's first wait.
+func (ag *aggregator) isOwned(n int32) bool {
+	w := int(n >> 6)
+	return w < len(ag.owned) && ag.owned[w]&(1<<(n&63)) != 0
+}
+
+// setOwned sets (or clears) lock number n's bit of ag.owned.
+func (ag *aggregator) setOwned(n int32, on bool) {
+	w := int(n >> 6)
+	if on {
+		for len(ag.owned) <= w {
+			ag.owned = append(ag.owned, 0)
+		}
+		ag.owned[w] |= 1 << (n & 63)
+	} else if w < len(ag.owned) {
+		ag.owned[w] &^= 1 << (n & 63)
+	}
 }
 
 // noDormant, when set (the tests), keeps every blocker a Lock.
@@ -191,9 +366,12 @@ func (b *Builder) sleepBlockers() {
 func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
 	ag, l := b.ag, a.l
 	i := ag.recs.take()
-	r := ag.recs.at(i)
-	*r = a.record()
+	r := a.record()
 	r.cls = ag.recs.intern(o.class) // settled at the end (sleepAll)
+	ag.recs.set(i, r)
+	if r.solo == soloOne {
+		ag.setOwned(a.n, true)
+	}
 	o.rec, o.ls[Blocker] = i, nil
 	if o.ls == [len(o.ls)]*lstate{} && !o.parked && o.acqParked == 0 {
 		b.forget(l.Object, o, i)
@@ -230,6 +408,19 @@ func (a *lockAgg) record() blkRec {
 		r.nUnp++
 	}
 	r.nFirst = uint8(copy(r.firsts[:], a.waitedBy))
+	r.solo = a.solo
+	if a.solo == soloOne {
+		// Its one thread's first wait held here (owned firsts), beside
+		// the one it gave as it ended, if it did.
+		switch {
+		case r.nFirst == 0:
+			r.firsts[0], r.nFirst = firstAt{a.soloTh, a.soloAt}, 1
+		case r.firsts[0].th == a.soloTh:
+			r.firsts[0].at = min(r.firsts[0].at, a.soloAt)
+		default:
+			r.solo = soloMany // another thread's there: not held
+		}
+	}
 	return r
 }
 
@@ -256,7 +447,7 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 func (b *Builder) objBack(obj format.ObjectID, i int32) *objFold {
 	b.dormObjs.del(uint64(obj))
 	rs := b.ag.recs
-	o := &objFold{class: rs.classes[rs.at(i).cls], rec: i}
+	o := &objFold{class: rs.classes[rs.get(i).cls], rec: i}
 	b.nobjs++
 	o.num = b.nobjs
 	p, _ := b.objs.find(uint64(obj))
@@ -275,7 +466,7 @@ func (b *Builder) dropDead() {
 // held, and its aggregate again, and frees the record.
 func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 	ag := b.ag
-	r := ag.recs.at(o.rec)
+	r := ag.recs.get(o.rec)
 	a := r.agg(ls.l)
 	a.sp, a.ag = ag.ownerSpill, ag
 	ls.parks = int32(r.waits)
@@ -283,6 +474,7 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 	ag.by[uint64(l.Object)<<2|uint64(Blocker)] = a
 	ag.byN[r.n] = a
 	ag.recOf[r.n] = 0
+	ag.setOwned(r.n, false)
 	ag.recs.give(o.rec)
 	o.rec = 0
 }
@@ -292,22 +484,109 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 // second thread that parked on it ended, or a thread brought back after
 // it ended gives its firsts again).
 func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
-	r := ag.recs.at(ag.recOf[n])
-	if int(r.nFirst) < len(r.firsts) {
-		r.firsts[r.nFirst] = firstAt{th, at}
-		r.nFirst++
+	rs := ag.recs
+	if rs.pending {
+		rs.pend = append(rs.pend, pendFirst{n, firstAt{th, at}})
 		return
 	}
-	ag.recs.b.lock(r.obj, Blocker) // wakes it
-	a := ag.byN[n]
-	a.waitedBy = append(a.waitedBy, firstAt{th, at})
+	i := ag.recOf[n]
+	if r := rs.get(i); int(r.nFirst) < len(r.firsts) {
+		r.firsts[r.nFirst] = firstAt{th, at}
+		r.nFirst++
+		rs.set(i, r)
+		return
+	}
+	ag.wakeN(n).gotFirst(firstAt{th, at})
+}
+
+// gotFirst gives a a thread's first wait.
+func (a *lockAgg) gotFirst(f firstAt) {
+	a.waitedBy = append(a.waitedBy, f)
 	a.addedFirst()
+}
+
+// flushPend gives the records the first waits pending (firstToRec): a
+// chunk at a time, in the order of their slots (the file's), each
+// record's made a Lock again when it has no room. What a first wait
+// given at once would have made: a record is woken by a second first,
+// whatever their order, and a Lock's are ordered as it finishes.
+func (ag *aggregator) flushPend() {
+	rs := ag.recs
+	rs.pending = false
+	p := rs.pend
+	rs.pend = nil
+	// Those of Locks again (woken since) to them; the others by chunk,
+	// in place (a counting sort's cycles).
+	nc := len(rs.chunks)
+	ends := make([]int, nc+1)
+	k := 0
+	for _, e := range p {
+		if a := ag.byN[e.n]; a != nil {
+			a.gotFirst(e.f)
+			continue
+		}
+		p[k] = e
+		k++
+		j, _ := rs.where(ag.recOf[e.n])
+		ends[j+1]++
+	}
+	p = p[:k]
+	for j := range nc {
+		ends[j+1] += ends[j]
+	}
+	next := slices.Clone(ends[:nc])
+	for j := range nc {
+		for next[j] < ends[j+1] {
+			e := p[next[j]]
+			if to, _ := rs.where(ag.recOf[e.n]); to != j {
+				p[next[j]], p[next[to]] = p[next[to]], e
+				next[to]++
+			} else {
+				next[j]++
+			}
+		}
+	}
+	var wake []pendFirst
+	var buf []blkRec
+	for j := range nc {
+		run := p[ends[j]:ends[j+1]]
+		if len(run) == 0 {
+			continue
+		}
+		c, off := rs.chunks[j], int64(j)<<rs.bits*recSize
+		if c == nil {
+			if buf == nil {
+				buf = make([]blkRec, 1<<rs.bits)
+			}
+			c = buf
+			rs.io(c, off, false)
+		}
+		for _, e := range run {
+			_, k := rs.where(ag.recOf[e.n])
+			if r := &c[k]; int(r.nFirst) < len(r.firsts) {
+				r.firsts[r.nFirst] = e.f
+				r.nFirst++
+			} else {
+				wake = append(wake, e)
+			}
+		}
+		if rs.chunks[j] == nil {
+			rs.io(c, off, true)
+		}
+	}
+	for _, e := range wake {
+		a := ag.byN[e.n]
+		if a == nil {
+			a = ag.wakeN(e.n)
+		}
+		a.gotFirst(e.f)
+	}
 }
 
 // wakeN makes the dormant blocker of number n a Lock again and returns
 // its aggregate.
 func (ag *aggregator) wakeN(n int32) *lockAgg {
-	ag.recs.b.lock(ag.recs.at(ag.recOf[n]).obj, Blocker)
+	ag.recs.b.lock(ag.recs.get(ag.recOf[n]).obj, Blocker)
 	return ag.byN[n]
 }
 
@@ -321,6 +600,7 @@ func (b *Builder) sleepAll() {
 	if r == nil {
 		return
 	}
+	ag.flushPend()
 	for _, a := range ag.by {
 		if a.l.Kind == Blocker && !a.listed {
 			a.listed = true
@@ -329,17 +609,19 @@ func (b *Builder) sleepAll() {
 	}
 	b.sleepBlockers()
 	b.dropDead()
-	for i := int32(1); i <= r.used; i++ {
+	r.each(func(_ int32, x *blkRec) bool {
 		// An object the fold still has an entry of: its class now (an
 		// ObjectClass line may come after the park). The others' is the
 		// one they were forgotten with (objBack makes the entry again
 		// for a later line).
-		if x := r.at(i); x.obj != 0 {
-			if p := b.objs.lookup(uint64(x.obj)); p != nil {
-				x.cls = r.intern((*p).class)
+		if p := b.objs.lookup(uint64(x.obj)); p != nil {
+			if c := r.intern((*p).class); c != x.cls {
+				x.cls = c
+				return true
 			}
 		}
-	}
+		return false
+	})
 }
 
 // keepRecs gives the model the records left (the groups' members):
@@ -352,33 +634,39 @@ func (ag *aggregator) keepRecs() {
 		return
 	}
 	r.b = nil
-	by := make([]int32, 0, n)
-	for i := int32(1); i <= r.used; i++ {
-		if r.at(i).obj != 0 {
-			by = append(by, i)
-		}
-	}
-	slices.SortFunc(by, func(x, y int32) int { return cmp.Compare(r.at(x).obj, r.at(y).obj) })
+	by := make([]uint64, 0, n)
+	r.each(func(i int32, x *blkRec) bool {
+		by = append(by, uint64(x.obj)<<32|uint64(i))
+		return false
+	})
+	slices.Sort(by)
 	ag.m.recs, ag.m.recBy = r, by
 }
 
-// rec returns the record of obj's blocker, nil when it has none.
-func (m *Model) rec(obj format.ObjectID) *blkRec {
+// rec returns the record of obj's blocker, ok false when it has none.
+func (m *Model) rec(obj format.ObjectID) (r blkRec, ok bool) {
 	if m.recs == nil {
-		return nil
+		return r, false
 	}
-	i, ok := slices.BinarySearchFunc(m.recBy, obj, func(x int32, o format.ObjectID) int { return cmp.Compare(m.recs.at(x).obj, o) })
-	if !ok {
-		return nil
+	k := uint64(obj) << 32
+	i, _ := slices.BinarySearch(m.recBy, k)
+	if i == len(m.recBy) || m.recBy[i]>>32 != uint64(obj) {
+		return r, false
 	}
-	return m.recs.at(m.recBy[i])
+	return m.recs.get(int32(uint32(m.recBy[i]))), true
+}
+
+// hasRec reports whether obj's blocker is a record.
+func (m *Model) hasRec(obj format.ObjectID) bool {
+	i, _ := slices.BinarySearch(m.recBy, uint64(obj)<<32)
+	return i < len(m.recBy) && m.recBy[i]>>32 == uint64(obj)
 }
 
 // recLock returns a Lock of obj's blocker made from its record, nil when
 // it has none: what the aggregation would have finished it as.
 func (m *Model) recLock(obj format.ObjectID) *Lock {
-	r := m.rec(obj)
-	if r == nil {
+	r, ok := m.rec(obj)
+	if !ok {
 		return nil
 	}
 	a := r.agg(&Lock{Object: obj, Kind: Blocker, Class: m.recs.classes[r.cls]})
@@ -406,7 +694,10 @@ func (r *blkRec) waitSite(l *Lock) WaitSite {
 func (r *blkRec) agg(l *Lock) *lockAgg {
 	r.figures(l)
 	a := &lockAgg{n: r.n, l: l, src: l, ws1On: true,
-		ws1: waitAgg(r.waitSite(l))}
+		ws1: waitAgg(r.waitSite(l)), solo: r.solo}
+	if r.solo == soloOne {
+		a.soloTh, a.soloAt = r.firsts[0].th, r.firsts[0].at
+	}
 	if r.nFirst > 0 {
 		a.waitedBy = append([]firstAt(nil), r.firsts[:r.nFirst]...)
 	}

@@ -15,6 +15,7 @@ func TestDormantFields(t *testing.T) {
 		l := &Lock{Object: 5, Kind: Blocker, Class: "LFoo;", Waits: 2, WaitTime: 30, MaxWait: 20, Notified: 1, TimedOut: 1, Interrupted: 1}
 		a := &lockAgg{l: l, src: l, n: 7, ws1On: true, ws1: waitAgg{Stack: 3, Waits: 2, TimedOut: 1, Time: 30}}
 		a.waitedBy = []firstAt{{9, 100}}
+		a.solo, a.soloTh, a.soloAt = soloOne, 9, 100
 		a.unparked.add(4, 10)
 		return a
 	}
@@ -39,7 +40,7 @@ func TestDormantFields(t *testing.T) {
 		switch f.Kind() {
 		case reflect.Int, reflect.Int32, reflect.Int64:
 			f.SetInt(f.Int() + 1)
-		case reflect.Uint32, reflect.Uint64:
+		case reflect.Uint8, reflect.Uint32, reflect.Uint64:
 			f.SetUint(f.Uint() + 1)
 		case reflect.Bool:
 			f.SetBool(!f.Bool())
@@ -83,6 +84,25 @@ func TestDormantFields(t *testing.T) {
 		}
 		b := back(a)
 		b.l, b.src, b.sp, b.ag, b.listed = a.l, a.src, a.sp, a.ag, a.listed
+		switch {
+		case b.solo == soloMany:
+			// Its one thread's first not held (another's is), or more
+			// than one thread: the Lock woken holds none (owned firsts).
+			b.solo, b.soloTh, b.soloAt = a.solo, a.soloTh, a.soloAt
+		case a.solo == soloOne && b.solo == soloOne && b.soloTh == a.soloTh:
+			// The thread's first wait: soloAt, or the first it gave as it
+			// ended if earlier.
+			want := a.soloAt
+			for _, f := range a.waitedBy {
+				if f.th == a.soloTh {
+					want = min(want, f.at)
+				}
+			}
+			if b.soloAt != want {
+				t.Errorf("lockAgg.%s set: the record's thread first at %d, want %d", at.Field(i).Name, b.soloAt, want)
+			}
+			b.soloAt = a.soloAt
+		}
 		if !reflect.DeepEqual(*b, *a) {
 			t.Errorf("lockAgg.%s set: dormant, its record gives %+v, not %+v", at.Field(i).Name, *b, *a)
 		}

@@ -84,13 +84,16 @@ func TestDormant(t *testing.T) {
 			}
 		}
 	}
-	var records int
+	var records, cold int
 	fold := func(t *testing.T, name, lines string) {
-		var with, without *Model
+		var with, without, inFile *Model
 		with = foldLines(t, lines)
 		NoDormant(func() { without = foldLines(t, lines) })
+		RecsCold(t.TempDir(), func() { inFile = foldLines(t, lines) })
 		same(t, name, with, without)
+		same(t, name+" (records in a file)", inFile, without)
 		records += with.NumLocks() - len(with.Locks)
+		cold += inFile.ColdRecs()
 	}
 	fold(t, "groups", groupRecording())
 	fold(t, "dormant", dormantRecording())
@@ -104,13 +107,16 @@ func TestDormant(t *testing.T) {
 		testrec.Write(t, &txtar.Archive{Files: ar.Files}, prefix)
 		opt := Options{Spill: true, SpillDir: dir, DropIntervals: true, SpillOwners: true}
 		_, with := testrec.OpenWith(t, prefix, opt)
-		var without *Result
+		var without, inFile *Result
 		NoDormant(func() { _, without = testrec.OpenWith(t, prefix, opt) })
+		RecsCold(dir, func() { _, inFile = testrec.OpenWith(t, prefix, opt) })
 		same(t, p, with.Model, without.Model)
+		same(t, p+" (records in a file)", inFile.Model, without.Model)
 		records += with.Model.NumLocks() - len(with.Model.Locks)
+		cold += inFile.Model.ColdRecs()
 	}
-	if records == 0 {
-		t.Errorf("no group's member kept as a record")
+	if records == 0 || cold == 0 {
+		t.Errorf("%d groups' members kept as records, %d chunks of them in a file", records, cold)
 	}
-	t.Logf("%d groups' members kept as records", records)
+	t.Logf("%d groups' members kept as records, %d chunks of them in a file", records, cold)
 }

@@ -62,6 +62,10 @@ type FoldTables struct {
 	// them, BlockersCont and OthersCont made a table of contentions
 	// (lockAgg.c), Dormant are blockers kept as records (dormant.go).
 	Blockers, BlockersCont, Others, OthersCont, Dormant int
+	// OwnedMerged, OwnedEnded: the threads' first waits let go as a
+	// thread merged its firsts and as it ended, a dormant blocker's
+	// record holding each (dormant.go: owned firsts).
+	OwnedMerged, OwnedEnded int
 	// StateOdd: the locks whose fold state (lstate) has a monitor's, j.u.c.
 	// lock's or semaphore's part (lockState) and are a blocker, or have
 	// none and are not.
@@ -71,6 +75,7 @@ type FoldTables struct {
 // ContTables runs f and counts the fold's tables of the last build.
 func ContTables(f func()) (ft FoldTables) {
 	foldedAggs = func(b *Builder) {
+		ft.OwnedMerged, ft.OwnedEnded = b.ag.ownedMerged, b.ag.ownedEnded
 		for _, a := range b.ag.byN {
 			if a == nil {
 				ft.Dormant++
@@ -467,6 +472,31 @@ func WakeAfterGC(f func()) {
 // ThreadIndexSlots returns the slots of m's index of its threads by ID
 // (thIdx).
 func ThreadIndexSlots(m *Model) int { return len(m.thIdx) }
+
+// RecsCold runs f with the dormant blockers' records in chunks of two,
+// all but the last chunk in a file in dir (dormant.go).
+func RecsCold(dir string, f func()) {
+	bits, hot := recChunkBits, recHot
+	recChunkBits, recHot, recsColdDir = 1, 1, dir
+	defer func() { recChunkBits, recHot, recsColdDir = bits, hot, "" }()
+	f()
+}
+
+// SealEvery runs f with a seal every n events (the tests seal after each).
+func SealEvery(n int, f func()) {
+	s := sealEvery
+	sealEvery = n
+	defer func() { sealEvery = s }()
+	f()
+}
+
+// ColdRecs is how many chunks of m's records are in a file.
+func (m *Model) ColdRecs() int {
+	if m.recs == nil {
+		return 0
+	}
+	return m.recs.cold
+}
 
 // NoDormant runs f with every blocker kept a Lock (dormant.go).
 func NoDormant(f func()) {

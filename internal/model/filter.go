@@ -113,7 +113,7 @@ func (v *View) Has(id format.ThreadID) bool {
 // as a record (not in Locks: Model.Lock made its Lock) is in the group of
 // its kind, class and site.
 func (v *View) GroupOf(l *Lock) *Group {
-	if g := v.groupOf[l]; g != nil || v.Filtered || l == nil || l.Kind != Blocker || len(l.WaitSites) == 0 || v.Model.rec(l.Object) == nil {
+	if g := v.groupOf[l]; g != nil || v.Filtered || l == nil || l.Kind != Blocker || len(l.WaitSites) == 0 || !v.Model.hasRec(l.Object) {
 		return g
 	}
 	for _, g := range v.Groups {

@@ -84,13 +84,12 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
 	if r != nil {
 		recN = map[recKey]int{}
 		contended = make([]bool, r.used+1)
-		for i := int32(1); i <= r.used; i++ {
-			if x := r.at(i); x.obj != 0 {
-				if contended[i] = ag.contended(x.obj); !contended[i] {
-					recN[recKey{x.cls, x.site}]++
-				}
+		r.each(func(i int32, x *blkRec) bool {
+			if contended[i] = ag.contended(x.obj); !contended[i] {
+				recN[recKey{x.cls, x.site}]++
 			}
-		}
+			return false
+		})
 	}
 	var cands map[groupKey][]*lockAgg
 	for _, a := range ag.by {
@@ -125,17 +124,14 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
 		}
 	}
 	if r != nil {
-		for i := int32(1); i <= r.used; i++ {
-			x := r.at(i)
-			if x.obj == 0 {
-				continue
-			}
+		r.each(func(i int32, x *blkRec) bool {
 			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !contended[i] {
 				s.addRec(x)
 			} else {
 				loose = append(loose, x.obj)
 			}
-		}
+			return false
+		})
 	}
 	for _, s := range sums {
 		out = append(out, s.finish(ag.ownerSpill))

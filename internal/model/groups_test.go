@@ -116,10 +116,25 @@ func TestGroupWaits(t *testing.T) {
 	// (lockAgg.c) nor a monitor's fold state (lstate.lockState); the
 	// monitor FC does, and has. Of the 542 blockers, those parked on at
 	// most GroupMaxWaits times are records at the end (dormant.go): all
-	// but C0DE (30 parks) and F6 (6).
+	// but C0DE (30 parks) and F6 (6). Each was parked on by one thread,
+	// alive to the end: its record holds the thread's first wait, which
+	// the thread lets go as it merges its firsts (owned firsts).
 	ft := ContTables(func() { m = foldLines(t, groupRecording()) })
-	if ft != (FoldTables{Blockers: 2, Dormant: 500 + 19 + 20 + 1, Others: 26, OthersCont: 1}) {
+	if ft != (FoldTables{Blockers: 2, Dormant: 500 + 19 + 20 + 1, OwnedMerged: 500 + 19 + 20 + 1, Others: 26, OthersCont: 1}) {
 		t.Errorf("fold's tables %+v", ft)
+	}
+	// Sealed every 64 events, a thread merges firsts (32 waits) before
+	// the seal's sleeps: the records' firsts are let go from the firsts
+	// merged, not from the log. The same groups.
+	var m64 *Model
+	ft = ContTables(func() { SealEvery(64, func() { m64 = foldLines(t, groupRecording()) }) })
+	if ft != (FoldTables{Blockers: 2, Dormant: 500 + 19 + 20 + 1, OwnedMerged: 500 + 19 + 20 + 1, Others: 26, OthersCont: 1}) {
+		t.Errorf("fold's tables sealed every 64 events %+v", ft)
+	}
+	for i, g := range m.Groups {
+		if w := m64.Groups[i]; !reflect.DeepEqual(w.Lock, g.Lock) || w.Site != g.Site || w.MaxWaits != g.MaxWaits || !reflect.DeepEqual(w.Members, g.Members) {
+			t.Errorf("sealed every 64 events: group %d %+v, want %+v", i, *w, *g)
+		}
 	}
 	ms := func(n int64) format.Time { return format.Time(n * 1e6) }
 	type grp struct {

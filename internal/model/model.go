@@ -1118,9 +1118,10 @@ type Model struct {
 	// park's once, was 2 % of a push's CPU).
 	locksInObjs bool
 	// recs: the dormant blockers grouped (Groups' members not in Locks),
-	// their slots in recs sorted by object in recBy (Lock, Class).
+	// their objects and slots in recs (object<<32 | slot) sorted in recBy
+	// (Lock, Class).
 	recs  *blkRecs
-	recBy []int32
+	recBy []uint64
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -1385,7 +1386,7 @@ func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 			return l.Class
 		}
 	}
-	if r := m.rec(obj); r != nil {
+	if r, ok := m.rec(obj); ok {
 		return m.recs.classes[r.cls]
 	}
 	return ""

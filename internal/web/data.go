@@ -24,7 +24,9 @@ type data struct {
 	// class a java.lang.Class object is as orca report names it
 	// ("java.lang.Class (com.acme.HotKey.class)", reader.ClassObject): the
 	// model decides which of an object's locks names its class; this only
-	// keeps the answer, which every interval of the object shows.
+	// keeps the answer, which every interval of the object shows. Only the
+	// Locks': a group's member kept as a record is asked each time
+	// (objectClass).
 	lockClass map[format.ObjectID]string
 	intervals int
 	jdkThread []bool // JDK service threads (see jdkThreads)
@@ -108,24 +110,11 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for _, t := range m.AllThreads() {
 		d.intervals += m.IntervalCount(t)
 	}
-	name := func(obj format.ObjectID) {
-		if _, done := d.lockClass[obj]; !done {
-			if c := m.ClassName(obj); c != "" {
-				if co := reader.ClassObject(rec.Classes, obj, m.Class(obj)); co != "" {
-					// A java.lang.Class object (a synchronized static
-					// method's lock) named as orca report names it.
-					c += " (" + format.JavaName(co) + ".class)"
-				}
-				d.lockClass[obj] = c
-			}
-		}
-	}
 	for _, l := range m.Locks {
-		name(l.Object)
-	}
-	for _, g := range m.Groups {
-		for _, mb := range g.Members { // most not in Locks (Model.Locks)
-			name(mb.Object)
+		if _, done := d.lockClass[l.Object]; !done {
+			if c := d.className(l.Object); c != "" {
+				d.lockClass[l.Object] = c
+			}
 		}
 	}
 	d.all = m.Filter(nil)
@@ -412,7 +401,29 @@ func (d *data) resolveFrame(f format.Frame) string { return d.rec.Resolve(f) }
 
 // objectClass is the name of an object's class (Model.ClassName), "" when
 // unknown.
-func (d *data) objectClass(o format.ObjectID) string { return d.lockClass[o] }
+func (d *data) objectClass(o format.ObjectID) string {
+	if c, ok := d.lockClass[o]; ok {
+		return c
+	}
+	// A group's member kept as a record (Model.Lock), or no lock: asked
+	// of the model each time, not kept for millions of members.
+	return d.className(o)
+}
+
+// className is Model.ClassName of o's locks, with the class a
+// java.lang.Class object is as orca report names it.
+func (d *data) className(o format.ObjectID) string {
+	c := d.m.ClassName(o)
+	if c == "" {
+		return ""
+	}
+	if co := reader.ClassObject(d.rec.Classes, o, d.m.Class(o)); co != "" {
+		// A java.lang.Class object (a synchronized static method's
+		// lock) named as orca report names it.
+		c += " (" + format.JavaName(co) + ".class)"
+	}
+	return c
+}
 
 // threadName returns the name of a thread id, or its hex id.
 func (d *data) threadName(id format.ThreadID) string {

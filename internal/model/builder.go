@@ -151,7 +151,7 @@ type Builder struct {
 	deadLocks int // dormant blockers' Locks still in Model.Locks (dropDead)
 	// dormObjs: the record of each dormant blocker whose object the fold
 	// has no entry of (objs; Builder.forget), by object.
-	dormObjs  probeTab[int32]
+	dormObjs  recTab
 	sites     *siteGrouper
 	feeding   []*tstate
 	sealEvery int

@@ -437,15 +437,14 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 	if b.lastFold == o {
 		b.lastFold, b.lastObj = nil, 0
 	}
-	p, _ := b.dormObjs.find(uint64(obj))
-	*p = i
+	b.dormObjs.put(obj, i)
 }
 
 // objBack makes the fold's entry of obj again, whose blocker is dormant
 // in record i: its class the record's, numbered anew (Model.Object's
 // numbers are a Reuse build's, which has no records).
 func (b *Builder) objBack(obj format.ObjectID, i int32) *objFold {
-	b.dormObjs.del(uint64(obj))
+	b.dormObjs.del(obj)
 	rs := b.ag.recs
 	o := &objFold{class: rs.classes[rs.get(i).cls], rec: i}
 	b.nobjs++

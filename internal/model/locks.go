@@ -136,10 +136,8 @@ func (b *Builder) objFind(obj format.ObjectID) *objFold {
 	}
 	p := b.objs.lookup(uint64(obj))
 	if p == nil {
-		if b.dormObjs.n > 0 {
-			if i := b.dormObjs.lookup(uint64(obj)); i != nil {
-				return b.objBack(obj, *i) // a dormant blocker's, forgotten
-			}
+		if i := b.dormObjs.get(obj); i != 0 {
+			return b.objBack(obj, i) // a dormant blocker's, forgotten
 		}
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"orca/internal/format"
 )
 
 // TestProbeTab checks probeTab against a map: keys in a row, spread and
@@ -90,6 +92,45 @@ func TestProbeTabDel(t *testing.T) {
 			e, v := tab.lookup(k), want[k]
 			if _, ok := want[k]; ok != (e != nil) || ok && *e != v {
 				t.Fatalf("n %d: key %d: %v, want %d (%v)", n, k, e, v, ok)
+			}
+		}
+	}
+}
+
+// TestRecTab checks recTab against a map: objects in runs that collide,
+// the largest, put again, deleted (the backward shift), through growth.
+func TestRecTab(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 8, 100, 5000} {
+		var tab recTab
+		want := map[format.ObjectID]int32{}
+		key := func() format.ObjectID {
+			if r.IntN(9) == 0 {
+				return math.MaxUint32 - format.ObjectID(r.IntN(2))
+			}
+			return format.ObjectID(1 + r.IntN(2*n))
+		}
+		for i := range 20 * n {
+			k := key()
+			if r.IntN(3) == 0 {
+				tab.del(k)
+				delete(want, k)
+				continue
+			}
+			tab.put(k, int32(i+1))
+			want[k] = int32(i + 1)
+		}
+		if tab.n != len(want) {
+			t.Errorf("n %d: %d entries, want %d", n, tab.n, len(want))
+		}
+		for k := range format.ObjectID(2*n + 1) {
+			if got := tab.get(k); got != want[k] {
+				t.Fatalf("n %d: object %d: %d, want %d", n, k, got, want[k])
+			}
+		}
+		for _, k := range []format.ObjectID{math.MaxUint32, math.MaxUint32 - 1} {
+			if got := tab.get(k); got != want[k] {
+				t.Fatalf("n %d: object %d: %d, want %d", n, k, got, want[k])
 			}
 		}
 	}

@@ -397,10 +397,37 @@ type denseThreads struct {
 	stamp int
 	of    []uint32
 	view  Columns // a run's
+	// near: a direct-mapped cache of num, the threads by their ID's
+	// hash. A chunk file's events are numbered one at a time (EachEvent
+	// with chunks), and a map's look-up for each was 3.7 % of an hour of
+	// a loaded Tomcat's report.
+	near [denseNear]denseNearEnt
 }
+
+// denseNear is the entries of denseThreads.near, a power of two.
+const denseNear = 256
+
+type denseNearEnt struct {
+	id format.ThreadID
+	n  uint32
+	ok bool
+}
+
+func denseSlot(id format.ThreadID) int { return int(uint64(id) * 0x9e3779b97f4a7c15 >> 56) }
 
 // number returns id's dense number, numbering it when new.
 func (d *denseThreads) number(id format.ThreadID) uint32 {
+	e := &d.near[denseSlot(id)]
+	if e.ok && e.id == id {
+		return e.n
+	}
+	n := d.numberOf(id)
+	*e = denseNearEnt{id, n, true}
+	return n
+}
+
+// numberOf is number, without near.
+func (d *denseThreads) numberOf(id format.ThreadID) uint32 {
 	if n, ok := d.num[id]; ok {
 		return n
 	}
@@ -423,6 +450,9 @@ func (d *denseThreads) end(n uint32) {
 	id := d.ids[n]
 	if m, ok := d.num[id]; ok && m == n { // not freed already (two ThreadEndeds)
 		delete(d.num, id)
+		if e := &d.near[denseSlot(id)]; e.id == id {
+			e.ok = false
+		}
 		d.free = append(d.free, n)
 	}
 }

@@ -347,7 +347,7 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 			a.addedFirst()
 		}
 	}
-	st.firsts = nil // let go: the thread alive at the end gave nearly all of them to records
+	st.firsts = nil // let go: given
 }
 
 // firstAt is a thread's first contention or wait on a lock. A thread's

@@ -72,18 +72,6 @@ type blkRecs struct {
 	// classes: the records' classes (blkRec.cls), clsIdx their numbers.
 	classes []string
 	clsIdx  map[string]int32
-	// pend: the threads' first waits given to records while pending is set
-	// (Finalize ends every thread alive, which gives a first to nearly
-	// every record: applied by chunk, flushPend).
-	pend    []pendFirst
-	pending bool
-}
-
-// pendFirst is a first wait given to the record of the dormant blocker of
-// number n (firstToRec) while the records' are pending.
-type pendFirst struct {
-	n int32
-	f firstAt
 }
 
 // intern returns the number of class in r.classes.
@@ -209,15 +197,9 @@ func (r *blkRecs) give(i int32) {
 // write records through r.
 func (r *blkRecs) each(fn func(i int32, x *blkRec) (changed bool)) {
 	var buf []blkRec
-	for j, c := range r.chunks {
+	for j := range r.chunks {
+		c := r.chunk(j, &buf)
 		base := int32(j<<r.bits) + 1
-		if c == nil {
-			if buf == nil {
-				buf = make([]blkRec, 1<<r.bits)
-			}
-			c = buf
-			r.io(c, int64(base-1)*recSize, false)
-		}
 		changed := false
 		for k := range c {
 			i := base + int32(k)
@@ -228,9 +210,29 @@ func (r *blkRecs) each(fn func(i int32, x *blkRec) (changed bool)) {
 				changed = true
 			}
 		}
-		if changed && r.chunks[j] == nil {
-			r.io(c, int64(base-1)*recSize, true)
+		if changed {
+			r.putChunk(j, c)
 		}
+	}
+}
+
+// chunk returns chunk j: in memory, or read from the file into *buf
+// (made when nil).
+func (r *blkRecs) chunk(j int, buf *[]blkRec) []blkRec {
+	if c := r.chunks[j]; c != nil {
+		return c
+	}
+	if *buf == nil {
+		*buf = make([]blkRec, 1<<r.bits)
+	}
+	r.io(*buf, int64(j)<<r.bits*recSize, false)
+	return *buf
+}
+
+// putChunk writes c, chunk j changed, back to the file when it is there.
+func (r *blkRecs) putChunk(j int, c []blkRec) {
+	if r.chunks[j] == nil {
+		r.io(c, int64(j)<<r.bits*recSize, true)
 	}
 }
 
@@ -484,10 +486,6 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 // it ended gives its firsts again).
 func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
 	rs := ag.recs
-	if rs.pending {
-		rs.pend = append(rs.pend, pendFirst{n, firstAt{th, at}})
-		return
-	}
 	i := ag.recOf[n]
 	if r := rs.get(i); int(r.nFirst) < len(r.firsts) {
 		r.firsts[r.nFirst] = firstAt{th, at}
@@ -502,84 +500,6 @@ func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
 func (a *lockAgg) gotFirst(f firstAt) {
 	a.waitedBy = append(a.waitedBy, f)
 	a.addedFirst()
-}
-
-// flushPend gives the records the first waits pending (firstToRec): a
-// chunk at a time, in the order of their slots (the file's), each
-// record's made a Lock again when it has no room. What a first wait
-// given at once would have made: a record is woken by a second first,
-// whatever their order, and a Lock's are ordered as it finishes.
-func (ag *aggregator) flushPend() {
-	rs := ag.recs
-	rs.pending = false
-	p := rs.pend
-	rs.pend = nil
-	// Those of Locks again (woken since) to them; the others by chunk,
-	// in place (a counting sort's cycles).
-	nc := len(rs.chunks)
-	ends := make([]int, nc+1)
-	k := 0
-	for _, e := range p {
-		if a := ag.byN[e.n]; a != nil {
-			a.gotFirst(e.f)
-			continue
-		}
-		p[k] = e
-		k++
-		j, _ := rs.where(ag.recOf[e.n])
-		ends[j+1]++
-	}
-	p = p[:k]
-	for j := range nc {
-		ends[j+1] += ends[j]
-	}
-	next := slices.Clone(ends[:nc])
-	for j := range nc {
-		for next[j] < ends[j+1] {
-			e := p[next[j]]
-			if to, _ := rs.where(ag.recOf[e.n]); to != j {
-				p[next[j]], p[next[to]] = p[next[to]], e
-				next[to]++
-			} else {
-				next[j]++
-			}
-		}
-	}
-	var wake []pendFirst
-	var buf []blkRec
-	for j := range nc {
-		run := p[ends[j]:ends[j+1]]
-		if len(run) == 0 {
-			continue
-		}
-		c, off := rs.chunks[j], int64(j)<<rs.bits*recSize
-		if c == nil {
-			if buf == nil {
-				buf = make([]blkRec, 1<<rs.bits)
-			}
-			c = buf
-			rs.io(c, off, false)
-		}
-		for _, e := range run {
-			_, k := rs.where(ag.recOf[e.n])
-			if r := &c[k]; int(r.nFirst) < len(r.firsts) {
-				r.firsts[r.nFirst] = e.f
-				r.nFirst++
-			} else {
-				wake = append(wake, e)
-			}
-		}
-		if rs.chunks[j] == nil {
-			rs.io(c, off, true)
-		}
-	}
-	for _, e := range wake {
-		a := ag.byN[e.n]
-		if a == nil {
-			a = ag.wakeN(e.n)
-		}
-		a.gotFirst(e.f)
-	}
 }
 
 // wakeN makes the dormant blocker of number n a Lock again and returns
@@ -599,7 +519,6 @@ func (b *Builder) sleepAll() {
 	if r == nil {
 		return
 	}
-	ag.flushPend()
 	for _, a := range ag.by {
 		if a.l.Kind == Blocker && !a.listed {
 			a.listed = true
@@ -644,21 +563,22 @@ func (ag *aggregator) keepRecs() {
 
 // rec returns the record of obj's blocker, ok false when it has none.
 func (m *Model) rec(obj format.ObjectID) (r blkRec, ok bool) {
-	if m.recs == nil {
-		return r, false
+	if i := m.recSlot(obj); i != 0 {
+		return m.recs.get(i), true
 	}
-	k := uint64(obj) << 32
-	i, _ := slices.BinarySearch(m.recBy, k)
-	if i == len(m.recBy) || m.recBy[i]>>32 != uint64(obj) {
-		return r, false
-	}
-	return m.recs.get(int32(uint32(m.recBy[i]))), true
+	return r, false
 }
 
 // hasRec reports whether obj's blocker is a record.
-func (m *Model) hasRec(obj format.ObjectID) bool {
+func (m *Model) hasRec(obj format.ObjectID) bool { return m.recSlot(obj) != 0 }
+
+// recSlot returns the slot of obj's blocker's record, 0 when it has none.
+func (m *Model) recSlot(obj format.ObjectID) int32 {
 	i, _ := slices.BinarySearch(m.recBy, uint64(obj)<<32)
-	return i < len(m.recBy) && m.recBy[i]>>32 == uint64(obj)
+	if i == len(m.recBy) || m.recBy[i]>>32 != uint64(obj) {
+		return 0
+	}
+	return int32(uint32(m.recBy[i]))
 }
 
 // recLock returns a Lock of obj's blocker made from its record, nil when

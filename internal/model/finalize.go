@@ -53,11 +53,6 @@ func (b *Builder) Finalize() *Model {
 	// letStart: by number, the start of the threads let go (letGo), read
 	// from their records here, for the sort by start below.
 	var letStart []format.Time
-	if b.ag.recs != nil {
-		// The threads alive give their first waits to nearly every record:
-		// by chunk (flushPend, in sleepAll).
-		b.ag.recs.pending = true
-	}
 	for i, t := range m.Threads {
 		ts := b.th.byNum[i]
 		if t == nil {

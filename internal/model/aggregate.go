@@ -61,9 +61,10 @@ func (ag *aggregator) locks() ([]*Lock, []*Group) {
 		out = append(out, a.finish())
 	}
 	groups, loose := ag.groupWaits()
-	for _, obj := range loose {
-		// A dormant blocker not grouped: a Lock again (lock wakes it).
-		ag.recs.b.lock(obj, Blocker)
+	for _, k := range loose {
+		// A dormant blocker not grouped: a Lock again.
+		obj := format.ObjectID(k >> 32)
+		ag.recs.b.wakeLoose(obj, int32(uint32(k)))
 		a := ag.by[uint64(obj)<<2|uint64(Blocker)]
 		a.l.Hold = ag.m.holdFigures(obj, Blocker)
 		out = append(out, a.finish())

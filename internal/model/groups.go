@@ -69,8 +69,9 @@ type groupKey struct {
 
 // groupWaits groups the transient objects of ag.by (after finish) and
 // of its records (dormant blockers), most WaitTime first; loose are the
-// records not grouped, to be made Locks (aggregator.locks).
-func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
+// records not grouped (object << 32 | slot), to be made Locks
+// (aggregator.locks).
+func (ag *aggregator) groupWaits() (out []*Group, loose []uint64) {
 	// The records are counted by key first, then summed into the groups
 	// their keys make: no list of candidates per record (millions, an
 	// hour of a busy server).
@@ -128,7 +129,7 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []format.ObjectID) {
 			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !contended[i] {
 				s.addRec(x)
 			} else {
-				loose = append(loose, x.obj)
+				loose = append(loose, uint64(x.obj)<<32|uint64(i))
 			}
 			return false
 		})

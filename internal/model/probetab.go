@@ -222,22 +222,27 @@ func (t *keySet) add(key uint64) bool {
 }
 
 // grow doubles the slots and puts the keys in again.
-func (t *keySet) grow() {
-	old := t.slots
+func (t *keySet) grow() { t.slots, t.shift = growSlots(t.slots, probeHash) }
+
+// growSlots returns twice old's slots (probeMin at least) and their
+// shift, each slot of old that is not 0 put in again from where hash
+// places it (keySet, recTab).
+func growSlots(old []uint64, hash func(s uint64, shift uint8) int) ([]uint64, uint8) {
 	n := max(2*len(old), probeMin)
-	t.slots = make([]uint64, n)
-	t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	slots := make([]uint64, n)
+	shift := uint8(64 - bits.TrailingZeros(uint(n)))
 	mask := n - 1
-	for _, k := range old {
-		if k == 0 {
+	for _, s := range old {
+		if s == 0 {
 			continue
 		}
-		i := probeHash(k, t.shift)
-		for t.slots[i] != 0 {
+		i := hash(s, shift)
+		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = k
+		slots[i] = s
 	}
+	return slots, shift
 }
 
 // recTab is a table of dormant blockers' record slots by object
@@ -313,19 +318,5 @@ func (t *recTab) del(obj format.ObjectID) {
 
 // grow doubles the slots and puts the entries in again.
 func (t *recTab) grow() {
-	old := t.slots
-	n := max(2*len(old), probeMin)
-	t.slots = make([]uint64, n)
-	t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
-	mask := n - 1
-	for _, s := range old {
-		if s == 0 {
-			continue
-		}
-		i := recHash(format.ObjectID(s>>32), t.shift)
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
+	t.slots, t.shift = growSlots(t.slots, func(s uint64, shift uint8) int { return recHash(format.ObjectID(s>>32), shift) })
 }

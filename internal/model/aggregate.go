@@ -60,7 +60,7 @@ func (ag *aggregator) locks() ([]*Lock, []*Group) {
 		a.l.Hold = ag.m.holdFigures(a.l.Object, a.l.Kind)
 		out = append(out, a.finish())
 	}
-	groups, loose := ag.groupWaits()
+	groups, loose, kept := ag.groupWaits()
 	for _, k := range loose {
 		// A dormant blocker not grouped: a Lock again.
 		obj := format.ObjectID(k >> 32)
@@ -70,7 +70,7 @@ func (ag *aggregator) locks() ([]*Lock, []*Group) {
 		out = append(out, a.finish())
 	}
 	if ag.recs != nil {
-		ag.keepRecs()
+		ag.keepRecs(kept)
 	}
 	sortLocks(out)
 	return out, groups

@@ -520,9 +520,9 @@ func (ag *aggregator) wakeN(n int32) *lockAgg {
 }
 
 // sleepAll makes dormant, at the end, every blocker that may be a
-// record (its parks are all fed then), drops the dead Locks and settles
-// the records' classes (an ObjectClass line may come after a park):
-// Finalize, before the aggregation ends (aggregator.locks groups them).
+// record (its parks are all fed then) and drops the dead Locks: Finalize,
+// before the aggregation ends (aggregator.locks groups them, settling
+// their classes).
 func (b *Builder) sleepAll() {
 	ag := b.ag
 	r := ag.recs
@@ -540,38 +540,35 @@ func (b *Builder) sleepAll() {
 	// No event names an object again: the forgotten ones' index goes
 	// (64 MB of an hour of a loaded Tomcat's, at the groups' peak).
 	b.dormObjs = recTab{}
-	r.each(func(_ int32, x *blkRec) bool {
-		// An object the fold still has an entry of: its class now (an
-		// ObjectClass line may come after the park). The others' is the
-		// one they were forgotten with (objBack makes the entry again
-		// for a later line).
-		if p := b.objs.lookup(uint64(x.obj)); p != nil {
-			if c := r.intern((*p).class); c != x.cls {
-				x.cls = c
-				return true
-			}
-		}
-		return false
-	})
 }
 
-// keepRecs gives the model the records left (the groups' members):
-// sorted by object (recBy), the Builder no longer theirs.
-func (ag *aggregator) keepRecs() {
+// settle sets x's class, a record's at the end, to its object's now when
+// the fold still has an entry of the object (an ObjectClass line may come
+// after the park; the others' is the one they were forgotten with, and
+// objBack makes the entry again for a later line): it reports whether it
+// changed. groupWaits settles each record as it counts it.
+func (r *blkRecs) settle(x *blkRec) bool {
+	if p := r.b.objs.lookup(uint64(x.obj)); p != nil {
+		if c := r.intern((*p).class); c != x.cls {
+			x.cls = c
+			return true
+		}
+	}
+	return false
+}
+
+// keepRecs gives the model the records left, the groups' members, kept
+// (object << 32 | slot, from groupWaits): sorted by object (recBy), the
+// Builder no longer theirs.
+func (ag *aggregator) keepRecs(kept []uint64) {
 	r := ag.recs
 	ag.recs, ag.recOf = nil, nil
-	n := r.live()
-	if n == 0 {
+	if len(kept) == 0 {
 		return
 	}
 	r.b = nil
-	by := make([]uint64, 0, n)
-	r.each(func(i int32, x *blkRec) bool {
-		by = append(by, uint64(x.obj)<<32|uint64(i))
-		return false
-	})
-	slices.Sort(by)
-	ag.m.recs, ag.m.recBy = r, by
+	slices.Sort(kept)
+	ag.m.recs, ag.m.recBy = r, kept
 }
 
 // rec returns the record of obj's blocker, ok false when it has none.

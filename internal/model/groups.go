@@ -69,9 +69,10 @@ type groupKey struct {
 
 // groupWaits groups the transient objects of ag.by (after finish) and
 // of its records (dormant blockers), most WaitTime first; loose are the
-// records not grouped (object << 32 | slot), to be made Locks
-// (aggregator.locks).
-func (ag *aggregator) groupWaits() (out []*Group, loose []uint64) {
+// records not grouped, to be made Locks, and kept the others (object <<
+// 32 | slot each; aggregator.locks). The records are read twice: their
+// classes settled as they are counted, then summed.
+func (ag *aggregator) groupWaits() (out []*Group, loose, kept []uint64) {
 	// The records are counted by key first, then summed into the groups
 	// their keys make: no list of candidates per record (millions, an
 	// hour of a busy server).
@@ -86,10 +87,11 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []uint64) {
 		recN = map[recKey]int{}
 		contended = make([]bool, r.used+1)
 		r.each(func(i int32, x *blkRec) bool {
+			changed := r.settle(x)
 			if contended[i] = ag.contended(x.obj); !contended[i] {
 				recN[recKey{x.cls, x.site}]++
 			}
-			return false
+			return changed
 		})
 	}
 	var cands map[groupKey][]*lockAgg
@@ -125,11 +127,14 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []uint64) {
 		}
 	}
 	if r != nil {
+		kept = make([]uint64, 0, r.live())
 		r.each(func(i int32, x *blkRec) bool {
+			k := uint64(x.obj)<<32 | uint64(i)
 			if s := sums[groupKey{Blocker, r.classes[x.cls], x.site}]; s != nil && !contended[i] {
 				s.addRec(x)
+				kept = append(kept, k)
 			} else {
-				loose = append(loose, uint64(x.obj)<<32|uint64(i))
+				loose = append(loose, k)
 			}
 			return false
 		})
@@ -150,7 +155,7 @@ func (ag *aggregator) groupWaits() (out []*Group, loose []uint64) {
 		}
 		return cmp.Compare(a.Site, b.Site)
 	})
-	return out, loose
+	return out, loose, kept
 }
 
 // transient reports whether l's object may be grouped: an object of

@@ -176,6 +176,11 @@ func (s *factSet) reset() {
 // chunk file deleted since Open listed it is skipped (Dropped counts it).
 func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
 	cf := &carryFilter{}
+	if opt.Columns != nil {
+		// One numbering of the threads for all the files: a thread goes
+		// on from one to the next.
+		opt.dense = newDenseThreads()
+	}
 	var done int64
 	line := 0
 	for i, c := range r.Chunks {
@@ -197,6 +202,30 @@ func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (trunc
 			o.Progress = func(d int64) { opt.Progress(done + d) }
 		}
 		last := 0
+		// A file's lines go on from the last one's; a carried record
+		// has none (0).
+		if cols := opt.Columns; cols != nil {
+			o.Columns = func(c *Columns) error {
+				lines := c.Line[:c.Len()]
+				for i, l := range lines {
+					if l > 0 {
+						last = l
+						lines[i] = l + line
+					}
+				}
+				return cols(c)
+			}
+		} else if batch := opt.Batch; batch != nil {
+			o.Batch = func(evs []Event) error {
+				for i := range evs {
+					if l := evs[i].Line; l > 0 {
+						last = l
+						evs[i].Line = l + line
+					}
+				}
+				return batch(evs)
+			}
+		}
 		t, err := eachEventAt(f, 0, st.Size(), c.Path, o, cf, func(ev *Event) error {
 			if ev.Line > 0 {
 				last = ev.Line

@@ -131,6 +131,26 @@ func TestCarried(t *testing.T) {
 		if _, err := rec.EachEvent(EachOptions{ChunkSize: 16}, func(ev *Event) error { b = append(b, *ev); return nil }); err != nil {
 			t.Fatal(err)
 		}
+		// By Columns, the same events and lines as EachEvent's.
+		var c []Event
+		if _, err := rec.EachEvent(EachOptions{ChunkSize: 16, Columns: func(cols *Columns) error {
+			for i := range cols.Len() {
+				var ev Event
+				cols.Event(i, &ev)
+				c = append(c, ev)
+			}
+			return nil
+		}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if kinds(c) != kinds(b) {
+			t.Errorf("%s by Columns: %s, EachEvent %s", prefix, kinds(c), kinds(b))
+		}
+		for i := range min(len(b), len(c)) {
+			if c[i].Line != b[i].Line || c[i].Thread != b[i].Thread {
+				t.Errorf("%s by Columns: event %d line %d thread %v, EachEvent's %d %v", prefix, i, c[i].Line, c[i].Thread, b[i].Line, b[i].Thread)
+			}
+		}
 		return kinds(a), kinds(b), lines
 	}
 	dir := t.TempDir()

@@ -82,6 +82,10 @@ type EachOptions struct {
 	// file order. The Columns and what they hold are valid only during
 	// the call, but for Frames.
 	Columns func(*Columns) error
+
+	// dense: Columns' thread numbers, shared by a bounded recording's
+	// chunk files (eachChunkFile); nil: the call's own.
+	dense *denseThreads
 }
 
 // Buffers are what EachEvent decodes with, kept by a caller that reads
@@ -151,10 +155,10 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 		if opt.Stacks == nil {
 			opt.Stacks = NewStackTable()
 		}
-		if opt.Span != nil || len(r.Chunks) > 0 {
-			// Their events are filtered one at a time: a row of one each.
+		if opt.Span != nil {
+			// Its events are filtered one at a time: a row of one each.
 			opt.Columns, opt.Batch = nil, nil
-			d := &denseThreads{num: map[format.ThreadID]uint32{}}
+			d := newDenseThreads()
 			var c Columns
 			t := opt.Stacks
 			fn = func(ev *Event) error {
@@ -170,8 +174,8 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 			}
 		}
 	}
-	if batch := opt.Batch; batch != nil && (opt.Span != nil || len(r.Chunks) > 0) {
-		// Their events are filtered one at a time: a run of one each.
+	if batch := opt.Batch; batch != nil && opt.Span != nil {
+		// Its events are filtered one at a time: a run of one each.
 		opt.Batch = nil
 		var one [1]Event
 		fn = func(ev *Event) error {
@@ -228,8 +232,8 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 		opt.Stacks = NewStackTable()
 	}
 	e := &each{ra: ra, lo: lo, next: lo, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
-	if opt.Columns != nil {
-		e.cols = &denseThreads{num: map[format.ThreadID]uint32{}}
+	if e.cols = opt.dense; e.cols == nil && opt.Columns != nil {
+		e.cols = newDenseThreads()
 	}
 	if compact {
 		// The pieces after the first do not read the header: its version.
@@ -414,6 +418,10 @@ type denseNearEnt struct {
 }
 
 func denseSlot(id format.ThreadID) int { return int(uint64(id) * 0x9e3779b97f4a7c15 >> 56) }
+
+func newDenseThreads() *denseThreads {
+	return &denseThreads{num: map[format.ThreadID]uint32{}}
+}
 
 // number returns id's dense number, numbering it when new.
 func (d *denseThreads) number(id format.ThreadID) uint32 {

@@ -451,6 +451,8 @@ type tbody struct {
 	win winState
 	// agg: the aggregation of its intervals (Builder.seal).
 	agg threadAgg
+	// tail: its spill list's last block when spillFed last added one.
+	tail spillTail
 }
 
 // waits is what ts waits for (tbody.wf): nothing, for a thread retired;
@@ -490,6 +492,7 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	}
 	bd.agg = threadAgg{id: ts.id, blame: &b.tOf(ts).fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	bd.open = bd.openBuf[:0]
+	bd.tail = spillTail{}
 	ts.body = bd
 }
 
@@ -516,9 +519,18 @@ func (b *Builder) giveBody(ts *tstate) {
 	b.spill.addTo(&t.spill, spillRest, bytesOf(rs[:]))
 	t.spill.set(b.keep(t.spill.bytes()))
 	bd.openBuf = [2]openIv{} // its pointers
-	bd.ivs, bd.win.marks, bd.open = ivList{}, nil, nil
+	bd.ivs, bd.win.marks, bd.open, bd.tail = ivList{}, nil, nil, spillTail{}
 	ts.body = &restBody
 	b.bodies = append(b.bodies, bd)
+}
+
+// dropLive drops the blocks of kind k from the list of ts, which has a
+// body: the list's last block is found anew at its next spillFed (a drop
+// shortens the list in place, and appends of other kinds could make it
+// as long again).
+func (b *Builder) dropLive(ts *tstate, k spillKind) {
+	b.tOf(ts).spill.drop(k)
+	ts.body.tail = spillTail{}
 }
 
 // unrest reads back what ts, retired, kept of its body (giveBody), and
@@ -1582,7 +1594,7 @@ func (b *Builder) revive(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Samples = smp
-	t.spill.drop(spillSmp) // spilled again when it is finished again
+	b.dropLive(ts, spillSmp) // spilled again when it is finished again
 	if t.spill.has(spillLent) {
 		b.unspillLent(ts)
 	}
@@ -1593,14 +1605,14 @@ func (b *Builder) revive(ts *tstate) {
 	}
 	t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold
-	t.spill.drop(spillWins)
+	b.dropLive(ts, spillWins)
 	if t.spill.has(spillSched) {
 		sched, err := spillRead(b.spill, t.spill.of(spillSched), []SchedTime(nil))
 		if err != nil {
 			panic(&SpillError{err})
 		}
 		t.Sched, t.nSched = sched, 0
-		t.spill.drop(spillSched)
+		b.dropLive(ts, spillSched)
 	}
 	if len(t.Sched) >= 2 {
 		ts.body.win.splitting = true
@@ -1840,7 +1852,7 @@ func (b *Builder) spillFed(ts *tstate) {
 		left -= len(blk)
 		return left > 0
 	})
-	b.spill.addCount(&t.spill, spillIvs, b.ivPack, int64(n))
+	b.spill.addTail(&t.spill, spillIvs, b.ivPack, int64(n), &ts.body.tail)
 	ts.body.spilt = ts.body.fed
 }
 

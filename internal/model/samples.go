@@ -354,8 +354,8 @@ func (b *Builder) unspillWins(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Sched, t.nSched = append(sched, t.Sched...), 0
-	t.spill.drop(spillSched)
-	t.spill.drop(spillWins)
+	b.dropLive(ts, spillSched)
+	b.dropLive(ts, spillWins)
 	if ts.body.smpGiven > 0 {
 		b.unspillSamples(ts)
 	}
@@ -407,7 +407,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	f.lent = append(l, f.lent...)
-	t.spill.drop(spillLent)
+	b.dropLive(ts, spillLent)
 	ts.body.lentGiven, ts.body.lentLast = 0, 0
 }
 
@@ -424,7 +424,7 @@ func (b *Builder) unspillSamples(ts *tstate) {
 	}
 	p := len(smp)
 	t.Samples = append(smp, t.Samples...)
-	t.spill.drop(spillSmp)
+	b.dropLive(ts, spillSmp)
 	ws.smp += p
 	for i := range ws.marks {
 		ws.marks[i].smp += p

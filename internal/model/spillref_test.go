@@ -108,3 +108,60 @@ func TestKeep(t *testing.T) {
 		t.Fatalf("one larger than a block: %d bytes", len(z))
 	}
 }
+
+// TestSpillTail: a list added to through a spillTail (spillFed's) is the
+// list added to from its start (addCount), byte for byte, whatever comes
+// between: other threads' writes, blocks of other kinds (some merged into
+// the last), drops (the tail forgotten, as dropLive does), the list
+// copied elsewhere (keep); random sequences.
+func TestSpillTail(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var a, b spillFile
+	// Their buffers are emptied after each step, never written to a
+	// file: the offsets are what counts.
+	a.buf, b.buf = make([]byte, 0, 1<<13), make([]byte, 0, 1<<13)
+	write := func(s *spillFile, n int) { s.write(make([]byte, n)) }
+	for seq := range 300 {
+		var ra, rb spillRef
+		var tl spillTail
+		hits, taken := 0, a.tailTaken
+		for op := range 200 {
+			p := make([]byte, 1+rng.Intn(1<<uint(rng.Intn(12))))
+			switch x := rng.Intn(20); {
+			case x < 10:
+				c := int64(1 + rng.Intn(1<<uint(rng.Intn(12))))
+				if tl.p != nil && tl.p == ra.p && tl.n == ra.n {
+					hits++
+				}
+				a.addTail(&ra, spillIvs, p, c, &tl)
+				b.addCount(&rb, spillIvs, p, c)
+			case x < 14:
+				k := spillKind(1 + rng.Intn(int(spillRest)))
+				a.addTo(&ra, k, p)
+				b.addTo(&rb, k, p)
+			case x < 17:
+				write(&a, len(p)) // another thread's
+				write(&b, len(p))
+			case x < 19:
+				k := spillKind(rng.Intn(int(spillRest) + 1))
+				ra.drop(k)
+				rb.drop(k)
+				tl = spillTail{}
+			default:
+				ra.set(append([]byte(nil), ra.bytes()...))
+				rb.set(append([]byte(nil), rb.bytes()...))
+			}
+			a.buf, b.buf = a.buf[:0], b.buf[:0]
+			if a.err != nil || b.err != nil || a.off != b.off {
+				t.Fatalf("sequence %d, op %d: %v, %v, offsets %d, %d", seq, op, a.err, b.err, a.off, b.off)
+			}
+			if string(ra.bytes()) != string(rb.bytes()) {
+				t.Fatalf("sequence %d, op %d: % x, want % x", seq, op, ra.bytes(), rb.bytes())
+			}
+		}
+		// Taken whenever the list is as it was.
+		if taken = a.tailTaken - taken; hits == 0 || taken != hits {
+			t.Fatalf("sequence %d: the tail taken %d times, want %d (> 0)", seq, taken, hits)
+		}
+	}
+}

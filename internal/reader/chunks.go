@@ -402,9 +402,9 @@ type denseThreads struct {
 	of    []uint32
 	view  Columns // a run's
 	// near: a direct-mapped cache of num, the threads by their ID's
-	// hash. A chunk file's events are numbered one at a time (EachEvent
-	// with chunks), and a map's look-up for each was 3.7 % of an hour of
-	// a loaded Tomcat's report.
+	// hash. A Span's events are numbered one at a time (EachEvent), as a
+	// bounded recording's chunk files' were, where a map's look-up for
+	// each was 3.7 % of an hour of a loaded Tomcat's report.
 	near [denseNear]denseNearEnt
 }
 

@@ -699,12 +699,15 @@ type chainSweep struct {
 	// run in rels + 1 (0 for none) and the gap after its window in which
 	// it released nothing (relGate); relLocks: the locks by their index in a run
 	// (relLockOf).
-	relOf      []relGate
-	relShift   uint8
-	rels       []relRun
-	relWins    []relWin  // by relRun.win; relFree: those let go
-	relExp     [][]int32 // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
-	relFree    []int32
+	relOf    []relGate
+	relShift uint8
+	rels     []relRun
+	relWins  []relWin  // by relRun.win; relFree: those let go
+	relExp   [][]int32 // by bucket, the runs whose windows are looked at again at its start (relWin.expK)
+	relFree  []int32
+	// relSpare: the arrays larger than relWinKeep of the windows let go,
+	// by the power of two of their size, for the windows that grow.
+	relSpare   [48][][]relSpan
 	relMem     [][]byte // without a spill: by run, its bytes still to read
 	relLocks   []model.LockRef
 	relLockOf  map[model.LockRef]uint32
@@ -802,7 +805,7 @@ type relRun struct {
 type relWin struct {
 	win []relSpan
 	// buf: win's array from its start, which the trims of win leave
-	// behind (grow).
+	// behind (growWin).
 	buf []relSpan
 	// rest: the run's bytes next (relRun.ref's first), as read with
 	// the releases taken last, at most relPiece.
@@ -1661,7 +1664,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 				rw.trimK = int32(k)
 			}
 			if len(rw.win) == cap(rw.win) {
-				rw.grow()
+				s.growWin(rw)
 			}
 			rw.win = append(rw.win, relSpan{a, r.prevB, uint32(lk)})
 		}
@@ -1704,17 +1707,42 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) (_ []relSpan, nex
 	return rw.win, next, more
 }
 
-// grow makes room in w's window for one more release: its releases moved
-// to its array's start when the trims left half of the array before them,
-// else to an array twice as large. An append to the window trimmed from
-// the front (the releases ended before a bucket) made an array anew each
-// time it reached the array's end: 4 of the 133 CPU-s of an hour of a
-// loaded Tomcat's report, and its garbage.
-func (w *relWin) grow() {
-	if n := len(w.win); 2*n > cap(w.buf) {
-		w.buf = make([]relSpan, 0, max(2*n, 8))
+// growWin makes room in w's window for one more release: its releases
+// moved to its array's start when the trims left half of the array
+// before them, else to an array twice as large, of a power of two, one a
+// window let go had (relSpare) when there is one. A window filled to a
+// hundred releases, let go and filled again (an append to a slice
+// trimmed from the front, the largest let go) made 150 000 arrays anew
+// in ten minutes of a loaded Tomcat's report, 4 of the 133 CPU-s of its
+// hour and their garbage.
+func (s *chainSweep) growWin(w *relWin) {
+	n := len(w.win)
+	if 2*n <= cap(w.buf) && cap(w.buf) > 0 {
+		w.win = append(w.buf[:0], w.win...)
+		return
 	}
-	w.win = append(w.buf[:0], w.win...)
+	c := bits.Len(uint(max(2*n, 8) - 1)) // 1 << c: the size
+	var buf []relSpan
+	if sp := s.relSpare[c]; len(sp) > 0 {
+		buf, sp[len(sp)-1] = sp[len(sp)-1][:0], nil
+		s.relSpare[c] = sp[:len(sp)-1]
+	} else {
+		buf = make([]relSpan, 0, 1<<c)
+	}
+	old := w.buf
+	w.buf = buf
+	w.win = append(buf, w.win...)
+	s.spareWin(old)
+}
+
+// spareWin keeps buf, a window's array no longer used, for the windows
+// that grow when it is larger than relWinKeep (a smaller one is the
+// garbage collector's).
+func (s *chainSweep) spareWin(buf []relSpan) {
+	if c := cap(buf); c > relWinKeep {
+		k := bits.Len(uint(c)) - 1 // a power of two: growWin's
+		s.relSpare[k] = append(s.relSpare[k], buf[:0])
+	}
 }
 
 // letGoWin lets run x's window wi go: it holds no release that may cut an
@@ -1722,6 +1750,7 @@ func (w *relWin) grow() {
 func (s *chainSweep) letGoWin(x, wi int32) {
 	rw := &s.relWins[wi]
 	if cap(rw.buf) > relWinKeep {
+		s.spareWin(rw.buf)
 		rw.buf = nil
 	}
 	rw.win, rw.rest, rw.expK = rw.buf[:0], rw.rest[:0], 0

@@ -201,36 +201,34 @@ func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (trunc
 		if opt.Progress != nil {
 			o.Progress = func(d int64) { opt.Progress(done + d) }
 		}
-		last := 0
 		// A file's lines go on from the last one's; a carried record
 		// has none (0).
+		last := 0
+		shift := func(l int) int {
+			if l > 0 {
+				last = l
+				l += line
+			}
+			return l
+		}
 		if cols := opt.Columns; cols != nil {
 			o.Columns = func(c *Columns) error {
 				lines := c.Line[:c.Len()]
 				for i, l := range lines {
-					if l > 0 {
-						last = l
-						lines[i] = l + line
-					}
+					lines[i] = shift(l)
 				}
 				return cols(c)
 			}
 		} else if batch := opt.Batch; batch != nil {
 			o.Batch = func(evs []Event) error {
 				for i := range evs {
-					if l := evs[i].Line; l > 0 {
-						last = l
-						evs[i].Line = l + line
-					}
+					evs[i].Line = shift(evs[i].Line)
 				}
 				return batch(evs)
 			}
 		}
 		t, err := eachEventAt(f, 0, st.Size(), c.Path, o, cf, func(ev *Event) error {
-			if ev.Line > 0 {
-				last = ev.Line
-				ev.Line += line
-			}
+			ev.Line = shift(ev.Line)
 			return fn(ev)
 		})
 		f.Close()

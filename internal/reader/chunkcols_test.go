@@ -103,7 +103,7 @@ func eachOfRecording(t *testing.T, rec *Recording, opt EachOptions, how string) 
 // TestChunkFilesColumns: a bounded recording's chunk files read by
 // Columns and by Batch (a run at a time, the threads numbered once for
 // every file) hand on what fn gets an event at a time: the same events,
-// field for field, their lines going on from file to file, whatever the
+// field for field, their lines going on from file to file (growing), whatever the
 // workers, pieces and Buffers; also with the first files deleted (the
 // threads of the rest seen first in a later file).
 func TestChunkFilesColumns(t *testing.T) {
@@ -131,6 +131,14 @@ func TestChunkFilesColumns(t *testing.T) {
 			want := eachOfRecording(t, rec, opt, "fn")
 			if len(want) < 50_000 {
 				t.Fatalf("%d events, want more", len(want))
+			}
+			// The events' lines go on from file to file: they grow.
+			prev := 0
+			for i, ev := range want {
+				if !ev.Carried && ev.Line <= prev {
+					t.Fatalf("%d gone, %+v: event %d line %d after %d", gone, opt, i, ev.Line, prev)
+				}
+				prev = max(prev, ev.Line)
 			}
 			for _, how := range []string{"batch", "columns"} {
 				got := eachOfRecording(t, rec, opt, how)

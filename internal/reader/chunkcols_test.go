@@ -103,9 +103,9 @@ func eachOfRecording(t *testing.T, rec *Recording, opt EachOptions, how string) 
 // TestChunkFilesColumns: a bounded recording's chunk files read by
 // Columns and by Batch (a run at a time, the threads numbered once for
 // every file) hand on what fn gets an event at a time: the same events,
-// field for field, their lines going on from file to file (growing), whatever the
-// workers, pieces and Buffers; also with the first files deleted (the
-// threads of the rest seen first in a later file).
+// field for field, their lines going on (growing) from file to file,
+// whatever the workers, pieces and Buffers; also with the first files
+// deleted (the threads of the rest seen first in a later file).
 func TestChunkFilesColumns(t *testing.T) {
 	src, b := synthCompact(t, 4<<20)
 	prefix := boundedOf(t, src, b)

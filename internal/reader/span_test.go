@@ -147,26 +147,7 @@ func TestSpanReadsItsChunks(t *testing.T) {
 func TestSpanChunkFiles(t *testing.T) {
 	src, b := synthCompact(t, 6<<20)
 	chunks := spanChunks(t, b)
-	dir := t.TempDir()
-	prefix := filepath.Join(dir, "b")
-	if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{format.SuffixMethods, format.SuffixClasses} {
-		m, err := os.ReadFile(src + s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(prefix+s, m, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, c := range chunks {
-		f := append([]byte(format.CompactHeader), b[c.lo:c.hi]...)
-		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), f, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prefix := boundedOf(t, src, b)
 	rec, err := Open(prefix)
 	if err != nil {
 		t.Fatal(err)

@@ -284,8 +284,9 @@ func (ag *aggregator) setOwned(n int32, on bool) {
 	}
 }
 
-// noDormant, when set (the tests), keeps every blocker a Lock.
-var noDormant bool
+// noDormant, when set (the tests), keeps every blocker a Lock; noReuse
+// makes every blocker's memory anew (Builder.blkFree, aggregator.aggFree).
+var noDormant, noReuse bool
 
 // fedPark notes that a park on a, a blocker, was fed: it may be dormant
 // after the feed (Builder.sleepBlockers).
@@ -396,6 +397,10 @@ func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
 	delete(b.m.byObject, lockOf(l.Object, Blocker))
 	l.Waits = -1 // dead: dropDead takes it out of Model.Locks
 	b.deadLocks++
+	if b.lockSlab == nil && !noReuse {
+		b.blkDead = append(b.blkDead, ls)
+		ag.free(a)
+	}
 }
 
 // record returns a's record (a.dormant()).
@@ -471,6 +476,9 @@ func (b *Builder) wakeLoose(obj format.ObjectID, i int32) {
 func (b *Builder) dropDead() {
 	b.m.Locks = slices.DeleteFunc(b.m.Locks, func(l *Lock) bool { return l.Waits < 0 })
 	b.deadLocks = 0
+	b.blkFree = append(b.blkFree, b.blkDead...)
+	clear(b.blkDead)
+	b.blkDead = b.blkDead[:0]
 }
 
 // wakeRec makes ls, o's blocker's new fold state and Lock, what o's record
@@ -537,6 +545,7 @@ func (b *Builder) sleepAll() {
 	}
 	b.sleepBlockers()
 	b.dropDead()
+	b.blkDead, b.blkFree, ag.aggFree = nil, nil, nil
 	// No event names an object again: the forgotten ones' index goes
 	// (64 MB of an hour of a loaded Tomcat's, at the groups' peak).
 	b.dormObjs = recTab{}

@@ -1,13 +1,16 @@
 package model_test
 
 import (
+	"io"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	. "orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/testrec"
 )
 
@@ -60,6 +63,42 @@ func dormantRecording() string {
 	return r.b.String()
 }
 
+// manyRecording parks on more objects, once each, than the fold keeps
+// the dead Locks of (dropDead: over 1024, and half of Model.Locks), for
+// other lengths, with other ends, classes and sites, so that the dormant
+// ones' memory is taken again by the next (Builder.blkFree,
+// aggregator.aggFree); then parks again on some made dormant, and waits
+// on others (a monitor).
+func manyRecording() string {
+	var r recorder
+	ths := []string{"C1", "C2", "C3"}
+	for _, th := range append(ths, "57") {
+		r.line("ThreadStarted,%s,%s", th, th)
+	}
+	r.now = 1e9
+	const n = 3000
+	for k := range n {
+		obj, th := 0x100000+k, ths[k%3]
+		if k%4 == 0 {
+			r.line("ObjectClass,C1,%X,%s", obj, futureTask)
+		}
+		if k%5 == 0 {
+			r.line("ThreadPark,%s,%X,0,1000000,1;2;2", th, obj)
+			r.now += int64(k%7+1) * 1e6
+			r.line("ThreadUnparked,%s,%X,timeout,0", th, obj)
+			continue
+		}
+		r.park(th, obj, []string{"1;1;1", "1;3;3"}[k%2], int64(k%7+1))
+	}
+	for k := 0; k < n; k += 13 {
+		r.park("C2", 0x100000+k, "1;1;1", 2)
+	}
+	for k := 0; k < n; k += 97 {
+		r.wait("C3", 0x100000+k, "1;4;4", 1)
+	}
+	return r.b.String()
+}
+
 // TestDormant folds recordings with dormant blockers and with every
 // blocker a Lock: the same locks (the groups' members kept as records
 // made Locks by Model.Lock), the same groups, the same classes.
@@ -97,6 +136,39 @@ func TestDormant(t *testing.T) {
 	}
 	fold(t, "groups", groupRecording())
 	fold(t, "dormant", dormantRecording())
+	many := manyRecording()
+	fold(t, "many", many)
+	// The many's dormant blockers' memory was taken again, and the same
+	// blockers are kept as Locks at the end as with all of it new.
+	build := func() (m *Model, locks, aggs int) {
+		b := New()
+		evs := reader.NewEvents(strings.NewReader(many), "many.orca")
+		for {
+			ev, err := evs.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Event(&ev)
+		}
+		locks, aggs = b.Reused()
+		return b.Finalize(), locks, aggs
+	}
+	m, locks, aggs := build()
+	if locks < 1000 || aggs < 1000 {
+		t.Errorf("many: %d Locks and %d aggregates of dormant blockers taken again, want 1000 each at least", locks, aggs)
+	}
+	var m0 *Model
+	NoReuse(func() { m0, locks, aggs = build() })
+	if locks != 0 || aggs != 0 {
+		t.Errorf("many: %d Locks and %d aggregates taken again with none given", locks, aggs)
+	}
+	if m.NumLocks() != m0.NumLocks() || len(m.Locks) != len(m0.Locks) {
+		t.Errorf("many: %d locks, %d Locks; made anew %d, %d", m.NumLocks(), len(m.Locks), m0.NumLocks(), len(m0.Locks))
+	}
+	same(t, "many (made anew)", m, m0)
 	// The report's and the model's cases, folded as orca report does.
 	paths, _ := filepath.Glob("../report/testdata/*.txtar")
 	cases, _ := filepath.Glob("testdata/cases/*.txtar")

@@ -504,3 +504,15 @@ func NoDormant(f func()) {
 	defer func() { noDormant = false }()
 	f()
 }
+
+// NoReuse runs f with every blocker's Lock and aggregate made anew.
+func NoReuse(f func()) {
+	noReuse = true
+	defer func() { noReuse = false }()
+	f()
+}
+
+// Reused is how many blockers' Locks (with their fold states) and
+// aggregates b took again from dormant ones (Builder.blkFree,
+// aggregator.aggFree).
+func (b *Builder) Reused() (locks, aggs int) { return b.blkReused, b.ag.aggReused }

@@ -188,6 +188,13 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			if kind != Blocker {
 				ls.lockState = &lm.st
 			}
+		} else if n := len(b.blkFree); kind == Blocker && n > 0 {
+			ls = b.blkFree[n-1]
+			b.blkFree[n-1] = nil
+			b.blkFree = b.blkFree[:n-1]
+			l = ls.l
+			*l, *ls = Lock{}, lstate{}
+			b.blkReused++
 		} else {
 			l, ls = &Lock{}, &lstate{}
 			if kind != Blocker {

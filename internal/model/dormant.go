@@ -285,7 +285,8 @@ func (ag *aggregator) setOwned(n int32, on bool) {
 }
 
 // noDormant, when set (the tests), keeps every blocker a Lock; noReuse
-// makes every blocker's memory anew (Builder.blkFree, aggregator.aggFree).
+// makes every blocker's memory anew (Builder.blkFree, objFree,
+// aggregator.aggFree).
 var noDormant, noReuse bool
 
 // fedPark notes that a park on a, a blocker, was fed: it may be dormant
@@ -445,6 +446,9 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 		b.lastFold, b.lastObj = nil, 0
 	}
 	b.dormObjs.put(obj, i)
+	if b.objSlab == nil && b.m.byNum == nil && !noReuse {
+		b.objFree = append(b.objFree, o)
+	}
 }
 
 // objBack makes the fold's entry of obj again, whose blocker is dormant
@@ -453,7 +457,8 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 func (b *Builder) objBack(obj format.ObjectID, i int32) *objFold {
 	b.dormObjs.del(obj)
 	rs := b.ag.recs
-	o := &objFold{class: rs.classes[rs.get(i).cls], rec: i}
+	o := b.newObj()
+	o.class, o.rec = rs.classes[rs.get(i).cls], i
 	b.nobjs++
 	o.num = b.nobjs
 	p, _ := b.objs.find(uint64(obj))
@@ -545,7 +550,7 @@ func (b *Builder) sleepAll() {
 	}
 	b.sleepBlockers()
 	b.dropDead()
-	b.blkDead, b.blkFree, ag.aggFree = nil, nil, nil
+	b.blkDead, b.blkFree, ag.aggFree, b.objFree = nil, nil, nil, nil
 	// No event names an object again: the forgotten ones' index goes
 	// (64 MB of an hour of a loaded Tomcat's, at the groups' peak).
 	b.dormObjs = recTab{}

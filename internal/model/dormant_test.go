@@ -140,7 +140,7 @@ func TestDormant(t *testing.T) {
 	fold(t, "many", many)
 	// The many's dormant blockers' memory was taken again, and the same
 	// blockers are kept as Locks at the end as with all of it new.
-	build := func() (m *Model, locks, aggs int) {
+	build := func() (m *Model, locks, aggs, objs int) {
 		b := New()
 		evs := reader.NewEvents(strings.NewReader(many), "many.orca")
 		for {
@@ -153,17 +153,17 @@ func TestDormant(t *testing.T) {
 			}
 			b.Event(&ev)
 		}
-		locks, aggs = b.Reused()
-		return b.Finalize(), locks, aggs
+		locks, aggs, objs = b.Reused()
+		return b.Finalize(), locks, aggs, objs
 	}
-	m, locks, aggs := build()
-	if locks < 1000 || aggs < 1000 {
-		t.Errorf("many: %d Locks and %d aggregates of dormant blockers taken again, want 1000 each at least", locks, aggs)
+	m, locks, aggs, objs := build()
+	if locks < 1000 || aggs < 1000 || objs < 1000 {
+		t.Errorf("many: %d Locks, %d aggregates and %d objects' entries of dormant blockers taken again, want 1000 each at least", locks, aggs, objs)
 	}
 	var m0 *Model
-	NoReuse(func() { m0, locks, aggs = build() })
-	if locks != 0 || aggs != 0 {
-		t.Errorf("many: %d Locks and %d aggregates taken again with none given", locks, aggs)
+	NoReuse(func() { m0, locks, aggs, objs = build() })
+	if locks != 0 || aggs != 0 || objs != 0 {
+		t.Errorf("many: %d Locks, %d aggregates and %d objects' entries taken again with none given", locks, aggs, objs)
 	}
 	if m.NumLocks() != m0.NumLocks() || len(m.Locks) != len(m0.Locks) {
 		t.Errorf("many: %d locks, %d Locks; made anew %d, %d", m.NumLocks(), len(m.Locks), m0.NumLocks(), len(m0.Locks))

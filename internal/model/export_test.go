@@ -512,7 +512,7 @@ func NoReuse(f func()) {
 	f()
 }
 
-// Reused is how many blockers' Locks (with their fold states) and
-// aggregates b took again from dormant ones (Builder.blkFree,
-// aggregator.aggFree).
-func (b *Builder) Reused() (locks, aggs int) { return b.blkReused, b.ag.aggReused }
+// Reused is how many blockers' Locks (with their fold states),
+// aggregates and objects' entries b took again from dormant ones
+// (Builder.blkFree, aggregator.aggFree, Builder.objFree).
+func (b *Builder) Reused() (locks, aggs, objs int) { return b.blkReused, b.ag.aggReused, b.objReused }

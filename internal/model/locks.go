@@ -109,7 +109,7 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		if b.objSlab != nil {
 			o = &b.objSlab.take(1, true)[0]
 		} else {
-			o = &objFold{}
+			o = b.newObj()
 		}
 		b.nobjs++
 		o.num = b.nobjs
@@ -121,6 +121,20 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		b.objNear[objSlot(obj)] = objNear{obj, o}
 	}
 	b.lastObj, b.lastFold = obj, o
+	return o
+}
+
+// newObj returns an objFold cleared: one forget let go, or a new one.
+func (b *Builder) newObj() *objFold {
+	n := len(b.objFree)
+	if n == 0 {
+		return &objFold{}
+	}
+	o := b.objFree[n-1]
+	b.objFree[n-1] = nil
+	b.objFree = b.objFree[:n-1]
+	*o = objFold{}
+	b.objReused++
 	return o
 }
 

@@ -108,3 +108,45 @@ func TestDormantFields(t *testing.T) {
 		}
 	}
 }
+
+// TestClearDead sets each field of a dormant blocker's Lock in turn: when
+// the blocker stays dormant, or its record keeps the field, clearDead
+// makes the dead Lock zero. A field the record comes to keep and
+// clearDead does not clear fails here.
+func TestClearDead(t *testing.T) {
+	base := func() *lockAgg {
+		l := &Lock{Object: 5, Kind: Blocker, Class: "LFoo;", Waits: 2, WaitTime: 30, MaxWait: 20, Notified: 1, TimedOut: 1, Interrupted: 1}
+		return &lockAgg{l: l, src: l, n: 7, ws1On: true, ws1: waitAgg{Stack: 3, Waits: 2, TimedOut: 1, Time: 30}}
+	}
+	lt := reflect.TypeOf(Lock{})
+	cleared := 0
+	for i := range lt.NumField() {
+		a := base()
+		f := reflect.ValueOf(a.l).Elem().Field(i)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			f.SetInt(f.Int() + 3)
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		default:
+			continue // a slice, a pointer: dormant only when nil
+		}
+		r := a.record()
+		back := r.agg(&Lock{Object: a.l.Object, Kind: a.l.Kind, Class: a.l.Class}).l
+		kept := !reflect.ValueOf(back).Elem().Field(i).IsZero()
+		if !kept && !a.dormant() {
+			continue
+		}
+		x := *a.l
+		x.Waits = -1 // sleep's
+		clearDead(&x)
+		if !reflect.DeepEqual(x, Lock{}) {
+			t.Errorf("Lock.%s set, dormant or kept by the record: cleared it is %+v", lt.Field(i).Name, x)
+		}
+		cleared++
+	}
+	if cleared < 10 {
+		t.Errorf("%d fields a dormant Lock may have set, want 10 at least", cleared)
+	}
+}

@@ -207,7 +207,8 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			b.blkFree[n-1] = nil
 			b.blkFree = b.blkFree[:n-1]
 			l = ls.l
-			*l, *ls = Lock{}, lstate{}
+			clearDead(l)
+			*ls = lstate{}
 			b.blkReused++
 		} else {
 			l, ls = &Lock{}, &lstate{}

@@ -404,19 +404,6 @@ func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
 	}
 }
 
-// clearDead makes l, a dormant blocker's Lock that dropDead took out of
-// Model.Locks, a zero Lock for the next blocker (Builder.lock): dormant
-// let only the fields its record keeps be set (and sleep its Waits), so
-// only those are cleared. The whole Lock's 600 bytes cleared were a miss
-// of the caches for each of its lines: 2.2 s of an hour of a loaded
-// Tomcat's report (TestClearDead).
-func clearDead(l *Lock) {
-	l.Object, l.Kind, l.Class = 0, 0, ""
-	l.Waits, l.WaitTime, l.MaxWait, l.Notified = 0, 0, 0, 0
-	l.TimedOut, l.Interrupted, l.Spurious, l.StillWaiting = 0, 0, 0, 0
-	l.IdleWaits, l.WaitsBeforeAttach = 0, 0
-}
-
 // record returns a's record (a.dormant()).
 func (a *lockAgg) record() blkRec {
 	l := a.l

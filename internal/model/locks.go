@@ -207,8 +207,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			b.blkFree[n-1] = nil
 			b.blkFree = b.blkFree[:n-1]
 			l = ls.l
-			clearDead(l)
-			*ls = lstate{}
+			*l, *ls = Lock{}, lstate{}
 			b.blkReused++
 		} else {
 			l, ls = &Lock{}, &lstate{}

@@ -171,12 +171,9 @@ type aggregator struct {
 	recs   *blkRecs
 	recOf  []int32
 	sleepy []*lockAgg
-	// aggFree: the aggregates of the blockers made dormant, which nothing
-	// points at any more, for the next locks (get): 1.4 GB of an hour of
-	// a loaded Tomcat's report allocated as new ones. aggReused counts
-	// those taken again (the tests).
-	aggFree   []*lockAgg
-	aggReused int
+	// aggFree: the aggregates of the blockers made dormant (Builder.sleep),
+	// for the next locks (get).
+	aggFree freeList[lockAgg]
 	// owned: by lock number, a bit set while the lock is a dormant
 	// blocker whose record holds its one waiting thread's first wait
 	// (dormant.go): the thread's entry of it let go; ownedMerged and
@@ -570,15 +567,8 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		if ag.byN == nil {
 			ag.owners.make() // the first lock: its blames go through the cache
 		}
-		if n := len(ag.aggFree); n > 0 {
-			a = ag.aggFree[n-1]
-			ag.aggFree[n-1] = nil
-			ag.aggFree = ag.aggFree[:n-1]
-			a.n = int32(len(ag.byN))
-			ag.aggReused++
-		} else {
-			a = &lockAgg{n: int32(len(ag.byN))}
-		}
+		a = ag.aggFree.take()
+		a.n = int32(len(ag.byN))
 		ag.byN = append(ag.byN, a)
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
@@ -600,13 +590,6 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	*slot = aggNear{k, a}
 	ag.last = a
 	return a
-}
-
-// free takes a, a blocker's aggregate made dormant (Builder.sleep), for
-// a later lock's (get), cleared.
-func (ag *aggregator) free(a *lockAgg) {
-	*a = lockAgg{}
-	ag.aggFree = append(ag.aggFree, a)
 }
 
 // acquire is one Semaphore.acquire of a thread across its segments (a

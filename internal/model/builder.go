@@ -69,20 +69,15 @@ type Builder struct {
 	orders map[string]int
 	// objs: what the fold knows of each object (objFold): its class and
 	// its locks; lastObj and lastFold, the one asked for last.
-	objs    *probeTab[*objFold]
-	objSlab *slab[objFold]
-	// objFree: the entries forget let go, nothing pointing at them any
-	// more, for the next objects (newObj): an hour of a loaded Tomcat's
-	// 5.3 M were 340 MB of its report's allocations. objReused counts
-	// those taken again (the tests).
-	objFree   []*objFold
-	objReused int
-	nobjs     int32             // the objects numbered (objFold.num)
-	objNear   [objSlots]objNear // objFind's
-	lastObj   format.ObjectID
-	lastFold  *objFold
-	stacks    stackTable
-	first     bool
+	objs     *probeTab[*objFold]
+	objSlab  *slab[objFold]
+	objFree  freeList[objFold] // the entries forget let go, for the next objects
+	nobjs    int32             // the objects numbered (objFold.num)
+	objNear  [objSlots]objNear // objFind's
+	lastObj  format.ObjectID
+	lastFold *objFold
+	stacks   stackTable
+	first    bool
 	// Pending ThreadStart edges, completed when the target appears: a
 	// target's until its ThreadStarted (tstate.started says a thread had
 	// its ThreadStart: a map of every thread ever started was 31 MB of
@@ -155,15 +150,11 @@ type Builder struct {
 	// by call site for it.
 	ag        *aggregator
 	deadLocks int // dormant blockers' Locks still in Model.Locks (dropDead)
-	// blkDead: the fold states of the dormant blockers whose Locks are
-	// still in Model.Locks (their Lock is lstate.l); blkFree: those whose
-	// Locks dropDead took out, nothing pointing at either any more, for
-	// the next blockers (Builder.lock). An hour of a loaded Tomcat parks
-	// on ~5 M objects once each: a Lock and lstate each were 3.7 GB of the
-	// report's 13 GB allocated, the collector's cycles as many. blkReused
-	// counts those taken again (the tests).
-	blkDead, blkFree []*lstate
-	blkReused        int
+	// lockFree: the dormant blockers' Locks dropDead took out of
+	// Model.Locks; lsFree: their fold states, let go by sleep; for the
+	// next locks (Builder.lock).
+	lockFree freeList[Lock]
+	lsFree   freeList[lstate]
 	// dormObjs: the record of each dormant blocker whose object the fold
 	// has no entry of (objs; Builder.forget), by object.
 	dormObjs  recTab

@@ -285,8 +285,7 @@ func (ag *aggregator) setOwned(n int32, on bool) {
 }
 
 // noDormant, when set (the tests), keeps every blocker a Lock; noReuse
-// makes every blocker's memory anew (Builder.blkFree, objFree,
-// aggregator.aggFree).
+// makes every lock's and object's memory anew (freeList).
 var noDormant, noReuse bool
 
 // fedPark notes that a park on a, a blocker, was fed: it may be dormant
@@ -399,8 +398,8 @@ func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
 	l.Waits = -1 // dead: dropDead takes it out of Model.Locks
 	b.deadLocks++
 	if b.lockSlab == nil && !noReuse {
-		b.blkDead = append(b.blkDead, ls)
-		ag.free(a)
+		b.lsFree.put(ls)
+		ag.aggFree.put(a)
 	}
 }
 
@@ -447,7 +446,7 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 	}
 	b.dormObjs.put(obj, i)
 	if b.objSlab == nil && b.m.byNum == nil && !noReuse {
-		b.objFree = append(b.objFree, o)
+		b.objFree.put(o)
 	}
 }
 
@@ -457,7 +456,7 @@ func (b *Builder) forget(obj format.ObjectID, o *objFold, i int32) {
 func (b *Builder) objBack(obj format.ObjectID, i int32) *objFold {
 	b.dormObjs.del(obj)
 	rs := b.ag.recs
-	o := b.newObj()
+	o := b.objFree.take()
 	o.class, o.rec = rs.classes[rs.get(i).cls], i
 	b.nobjs++
 	o.num = b.nobjs
@@ -479,11 +478,16 @@ func (b *Builder) wakeLoose(obj format.ObjectID, i int32) {
 
 // dropDead takes the Locks of dormant blockers out of Model.Locks.
 func (b *Builder) dropDead() {
-	b.m.Locks = slices.DeleteFunc(b.m.Locks, func(l *Lock) bool { return l.Waits < 0 })
+	b.m.Locks = slices.DeleteFunc(b.m.Locks, func(l *Lock) bool {
+		if l.Waits >= 0 {
+			return false
+		}
+		if b.lockSlab == nil && !noReuse {
+			b.lockFree.put(l) // nothing points at it now
+		}
+		return true
+	})
 	b.deadLocks = 0
-	b.blkFree = append(b.blkFree, b.blkDead...)
-	clear(b.blkDead)
-	b.blkDead = b.blkDead[:0]
 }
 
 // wakeRec makes ls, o's blocker's new fold state and Lock, what o's record
@@ -550,7 +554,7 @@ func (b *Builder) sleepAll() {
 	}
 	b.sleepBlockers()
 	b.dropDead()
-	b.blkDead, b.blkFree, ag.aggFree, b.objFree = nil, nil, nil, nil
+	b.lockFree.s, b.lsFree.s, ag.aggFree.s, b.objFree.s = nil, nil, nil, nil
 	// No event names an object again: the forgotten ones' index goes
 	// (64 MB of an hour of a loaded Tomcat's, at the groups' peak).
 	b.dormObjs = recTab{}

@@ -77,18 +77,31 @@ func manyRecording() string {
 	}
 	r.now = 1e9
 	const n = 3000
-	for k := range n {
-		obj, th := 0x100000+k, ths[k%3]
-		if k%4 == 0 {
-			r.line("ObjectClass,C1,%X,%s", obj, futureTask)
+	for k := 0; k < n; k += len(ths) {
+		// The threads park on one object each at once: the blockers'
+		// memory is live together.
+		for j, th := range ths {
+			obj := 0x100000 + k + j
+			if (k+j)%4 == 0 {
+				r.line("ObjectClass,C1,%X,%s", obj, futureTask)
+			}
+			if (k+j)%5 == 0 {
+				r.line("ThreadPark,%s,%X,0,1000000,1;2;2", th, obj)
+			} else {
+				r.line("ThreadPark,%s,%X,0,,%s", th, obj, []string{"1;1;1", "1;3;3"}[(k+j)%2])
+			}
+			r.now += 1e6
 		}
-		if k%5 == 0 {
-			r.line("ThreadPark,%s,%X,0,1000000,1;2;2", th, obj)
-			r.now += int64(k%7+1) * 1e6
-			r.line("ThreadUnparked,%s,%X,timeout,0", th, obj)
-			continue
+		for j, th := range ths {
+			obj := 0x100000 + k + j
+			r.now += int64((k+j)%7+1) * 1e6
+			if (k+j)%5 == 0 {
+				r.line("ThreadUnparked,%s,%X,timeout,0", th, obj)
+				continue
+			}
+			r.line("ThreadUnpark,57,%s,0", th)
+			r.line("ThreadUnparked,%s,%X,unparked,0", th, obj)
 		}
-		r.park(th, obj, []string{"1;1;1", "1;3;3"}[k%2], int64(k%7+1))
 	}
 	for k := 0; k < n; k += 13 {
 		r.park("C2", 0x100000+k, "1;1;1", 2)
@@ -140,7 +153,7 @@ func TestDormant(t *testing.T) {
 	fold(t, "many", many)
 	// The many's dormant blockers' memory was taken again, and the same
 	// blockers are kept as Locks at the end as with all of it new.
-	build := func() (m *Model, locks, aggs, objs int) {
+	build := func() (m *Model, locks, states, aggs, objs int) {
 		b := New()
 		evs := reader.NewEvents(strings.NewReader(many), "many.orca")
 		for {
@@ -153,17 +166,17 @@ func TestDormant(t *testing.T) {
 			}
 			b.Event(&ev)
 		}
-		locks, aggs, objs = b.Reused()
-		return b.Finalize(), locks, aggs, objs
+		locks, states, aggs, objs = b.Reused()
+		return b.Finalize(), locks, states, aggs, objs
 	}
-	m, locks, aggs, objs := build()
-	if locks < 1000 || aggs < 1000 || objs < 1000 {
-		t.Errorf("many: %d Locks, %d aggregates and %d objects' entries of dormant blockers taken again, want 1000 each at least", locks, aggs, objs)
+	m, locks, states, aggs, objs := build()
+	if locks < 1000 || states < 1000 || aggs < 1000 || objs < 1000 {
+		t.Errorf("many: %d Locks, %d fold states, %d aggregates and %d objects' entries of dormant blockers taken again, want 1000 each at least", locks, states, aggs, objs)
 	}
 	var m0 *Model
-	NoReuse(func() { m0, locks, aggs, objs = build() })
-	if locks != 0 || aggs != 0 || objs != 0 {
-		t.Errorf("many: %d Locks, %d aggregates and %d objects' entries taken again with none given", locks, aggs, objs)
+	NoReuse(func() { m0, locks, states, aggs, objs = build() })
+	if locks+states+aggs+objs != 0 {
+		t.Errorf("many: %d Locks, %d fold states, %d aggregates and %d objects' entries taken again with none given", locks, states, aggs, objs)
 	}
 	if m.NumLocks() != m0.NumLocks() || len(m.Locks) != len(m0.Locks) {
 		t.Errorf("many: %d locks, %d Locks; made anew %d, %d", m.NumLocks(), len(m.Locks), m0.NumLocks(), len(m0.Locks))

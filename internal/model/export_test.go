@@ -512,7 +512,8 @@ func NoReuse(f func()) {
 	f()
 }
 
-// Reused is how many blockers' Locks (with their fold states),
-// aggregates and objects' entries b took again from dormant ones
-// (Builder.blkFree, aggregator.aggFree, Builder.objFree).
-func (b *Builder) Reused() (locks, aggs, objs int) { return b.blkReused, b.ag.aggReused, b.objReused }
+// Reused is how many Locks, fold states, aggregates and objects' entries
+// b took again from dormant blockers' (freeList).
+func (b *Builder) Reused() (locks, states, aggs, objs int) {
+	return b.lockFree.taken, b.lsFree.taken, b.ag.aggFree.taken, b.objFree.taken
+}

@@ -109,7 +109,7 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		if b.objSlab != nil {
 			o = &b.objSlab.take(1, true)[0]
 		} else {
-			o = b.newObj()
+			o = b.objFree.take()
 		}
 		b.nobjs++
 		o.num = b.nobjs
@@ -121,20 +121,6 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		b.objNear[objSlot(obj)] = objNear{obj, o}
 	}
 	b.lastObj, b.lastFold = obj, o
-	return o
-}
-
-// newObj returns an objFold cleared: one forget let go, or a new one.
-func (b *Builder) newObj() *objFold {
-	n := len(b.objFree)
-	if n == 0 {
-		return &objFold{}
-	}
-	o := b.objFree[n-1]
-	b.objFree[n-1] = nil
-	b.objFree = b.objFree[:n-1]
-	*o = objFold{}
-	b.objReused++
 	return o
 }
 
@@ -202,15 +188,8 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			if kind != Blocker {
 				ls.lockState = &lm.st
 			}
-		} else if n := len(b.blkFree); kind == Blocker && n > 0 {
-			ls = b.blkFree[n-1]
-			b.blkFree[n-1] = nil
-			b.blkFree = b.blkFree[:n-1]
-			l = ls.l
-			*l, *ls = Lock{}, lstate{}
-			b.blkReused++
 		} else {
-			l, ls = &Lock{}, &lstate{}
+			l, ls = b.lockFree.take(), b.lsFree.take()
 			if kind != Blocker {
 				ls.lockState = &lockState{}
 			}

@@ -17,8 +17,22 @@ import (
 // into a model, which must pass Validate with no problems.
 func foldLines(t *testing.T, lines string) *Model {
 	t.Helper()
-	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
 	b := New()
+	feedLines(t, b, lines)
+	m := b.Finalize()
+	for _, e := range modeltest.Validate(m) {
+		t.Errorf("invalid model: %v", e)
+	}
+	for _, p := range m.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	return m
+}
+
+// feedLines gives b the events of lines, as foldLines.
+func feedLines(t *testing.T, b *Builder, lines string) {
+	t.Helper()
+	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
 	for {
 		ev, err := evs.Next()
 		if err == io.EOF {
@@ -29,14 +43,6 @@ func foldLines(t *testing.T, lines string) *Model {
 		}
 		b.Event(&ev)
 	}
-	m := b.Finalize()
-	for _, e := range modeltest.Validate(m) {
-		t.Errorf("invalid model: %v", e)
-	}
-	for _, p := range m.Problems {
-		t.Errorf("problem: %s", p)
-	}
-	return m
 }
 
 func s2t(s float64) format.Time { return format.Time(s*1e9 + 0.5) }

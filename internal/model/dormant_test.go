@@ -1,16 +1,13 @@
 package model_test
 
 import (
-	"io"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	. "orca/internal/model"
-	"orca/internal/reader"
 	"orca/internal/testrec"
 )
 
@@ -155,17 +152,7 @@ func TestDormant(t *testing.T) {
 	// blockers are kept as Locks at the end as with all of it new.
 	build := func() (m *Model, locks, states, aggs, objs int) {
 		b := New()
-		evs := reader.NewEvents(strings.NewReader(many), "many.orca")
-		for {
-			ev, err := evs.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Event(&ev)
-		}
+		feedLines(t, b, many)
 		locks, states, aggs, objs = b.Reused()
 		return b.Finalize(), locks, states, aggs, objs
 	}

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,34 +12,14 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
-	"orca/internal/reader"
 	"orca/internal/testrec"
 )
 
-// build folds event lines ("time,Kind,fields…"; ids are hex, short ones
-// allowed) into a model, which must pass modeltest.Validate with no problems.
+// build folds event lines into a model that must pass modeltest.Validate
+// with no problems (modeltest.Fold).
 func build(t *testing.T, lines string) *model.Model {
 	t.Helper()
-	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
-	b := model.New()
-	for {
-		ev, err := evs.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Event(&ev)
-	}
-	m := b.Finalize()
-	for _, e := range modeltest.Validate(m) {
-		t.Errorf("invalid model: %v", e)
-	}
-	for _, p := range m.Problems {
-		t.Errorf("problem: %s", p)
-	}
-	return m
+	return modeltest.Fold(t, lines)
 }
 
 // s is a time in seconds.

@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -10,39 +9,13 @@ import (
 	"orca/internal/format"
 	. "orca/internal/model"
 	"orca/internal/model/modeltest"
-	"orca/internal/reader"
 )
 
-// foldLines folds event lines ("time,Kind,fields…"; short hex ids allowed)
-// into a model, which must pass Validate with no problems.
+// foldLines folds event lines into a model that must pass Validate with
+// no problems (modeltest.Fold).
 func foldLines(t *testing.T, lines string) *Model {
 	t.Helper()
-	b := New()
-	feedLines(t, b, lines)
-	m := b.Finalize()
-	for _, e := range modeltest.Validate(m) {
-		t.Errorf("invalid model: %v", e)
-	}
-	for _, p := range m.Problems {
-		t.Errorf("problem: %s", p)
-	}
-	return m
-}
-
-// feedLines gives b the events of lines, as foldLines.
-func feedLines(t *testing.T, b *Builder, lines string) {
-	t.Helper()
-	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
-	for {
-		ev, err := evs.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Event(&ev)
-	}
+	return modeltest.Fold(t, lines)
 }
 
 func s2t(s float64) format.Time { return format.Time(s*1e9 + 0.5) }

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/testrec"
 )
 
@@ -152,7 +153,7 @@ func TestDormant(t *testing.T) {
 	// blockers are kept as Locks at the end as with all of it new.
 	build := func() (m *Model, locks, states, aggs, objs int) {
 		b := New()
-		feedLines(t, b, many)
+		modeltest.Feed(t, b, many)
 		locks, states, aggs, objs = b.Reused()
 		return b.Finalize(), locks, states, aggs, objs
 	}

@@ -118,6 +118,12 @@ func sortLocks(ls []*Lock) {
 type aggregator struct {
 	m  *Model
 	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
+	// fold: the Builder whose fold feeds this aggregator, until its
+	// Finalize: a lock's aggregate is its fold state's (lstate.agg), not
+	// in by (filled from byN then: byAll). The fold's locks are found by
+	// object already, and most of a server's are an object parked on
+	// once, soon dormant: a store and a delete in by for each.
+	fold *Builder
 	// jucOpen: the threads whose parks of an acquire may be in juc, not
 	// yet added (Builder.releaseHandOffs reads the first's start), when
 	// listJuc (Options.DropIntervals).
@@ -562,7 +568,18 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		ag.last = slot.a
 		return slot.a
 	}
-	a := ag.by[k]
+	var ls *lstate
+	var a *lockAgg
+	if ag.fold != nil {
+		if o := ag.fold.objPeek(obj); o != nil {
+			ls = o.ls[kind]
+		}
+	}
+	if ls != nil && ls.agg != nil {
+		a = ls.agg
+	} else if len(ag.by) > 0 {
+		a = ag.by[k] // made before its fold state, or after the fold
+	}
 	if a == nil {
 		if ag.byN == nil {
 			ag.owners.make() // the first lock: its blames go through the cache
@@ -572,7 +589,13 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		ag.byN = append(ag.byN, a)
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
-		a.src = ag.m.byObject[lockOf(obj, kind)]
+		if ag.fold != nil {
+			if ls != nil {
+				a.src = ls.l
+			}
+		} else {
+			a.src = ag.m.byObject[lockOf(obj, kind)]
+		}
 		if ag.inPlace && a.src != nil {
 			a.l = a.src // its facts are there already
 		} else {
@@ -585,7 +608,11 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 			}
 		}
 		a.sp, a.ag = ag.ownerSpill, ag
-		ag.by[k] = a
+		if ls != nil {
+			ls.agg = a
+		} else {
+			ag.by[k] = a
+		}
 	}
 	*slot = aggNear{k, a}
 	ag.last = a

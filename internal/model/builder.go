@@ -612,8 +612,8 @@ func New() *Builder {
 		sealEvery: sealEvery,
 		untilSeal: sealEvery,
 	}
-	b.m.foldTh = b.th
-	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, inPlace: true, early: true}
+	b.m.foldTh, b.m.foldObjs = b.th, b.objs
+	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, inPlace: true, early: true, fold: b}
 	if !noDormant {
 		b.ag.recs = newBlkRecs(b) // dormant blockers (dormant.go)
 	}

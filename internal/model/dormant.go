@@ -476,6 +476,29 @@ func (b *Builder) wakeLoose(obj format.ObjectID, i int32) {
 	b.lock(obj, Blocker)
 }
 
+// indexLocks ends the fold's way of finding a lock and its aggregate by
+// its object alone (Model.foldObjs, aggregator.fold): Model.byObject and
+// aggregator.by made from the Locks and aggregates alive.
+func (b *Builder) indexLocks() {
+	m, ag := b.m, b.ag
+	if m.foldObjs == nil {
+		return
+	}
+	m.foldObjs, ag.fold = nil, nil
+	if !m.locksInObjs {
+		for _, l := range m.Locks {
+			if l.Waits >= 0 { // not dead (sleep)
+				m.byObject[lockOf(l.Object, l.Kind)] = l
+			}
+		}
+	}
+	for _, a := range ag.byN {
+		if a != nil {
+			ag.by[uint64(a.l.Object)<<2|uint64(a.l.Kind)] = a
+		}
+	}
+}
+
 // dropDead takes the Locks of dormant blockers out of Model.Locks.
 func (b *Builder) dropDead() {
 	b.m.Locks = slices.DeleteFunc(b.m.Locks, func(l *Lock) bool {
@@ -498,8 +521,11 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 	a := r.agg(ls.l)
 	a.sp, a.ag = ag.ownerSpill, ag
 	ls.parks = int32(r.waits)
-	l := ls.l
-	ag.by[uint64(l.Object)<<2|uint64(Blocker)] = a
+	if ag.fold != nil {
+		ls.agg = a
+	} else {
+		ag.by[uint64(ls.l.Object)<<2|uint64(Blocker)] = a
+	}
 	ag.byN[r.n] = a
 	ag.recOf[r.n] = 0
 	ag.setOwned(r.n, false)

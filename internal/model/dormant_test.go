@@ -154,8 +154,20 @@ func TestDormant(t *testing.T) {
 	build := func() (m *Model, locks, states, aggs, objs int) {
 		b := New()
 		modeltest.Feed(t, b, many)
+		// While the fold goes its locks and their aggregates are found by
+		// object (indexLocks): nothing in the maps by lock, and Lock and
+		// Class answer from the fold's objects.
+		if n, a, fm := b.Indexed(); n != 0 || a != 0 {
+			t.Errorf("many: %d locks and %d aggregates indexed by lock before Finalize, want none", n, a)
+		} else if l := fm.Lock(0x100000+97, Monitor); l == nil || l.Object != 0x100000+97 || l.Kind != Monitor || fm.Class(0x100000) != futureTask {
+			t.Errorf("many: before Finalize, the monitor %x is %+v, %x's class %q", 0x100000+97, l, 0x100000, fm.Class(0x100000))
+		}
 		locks, states, aggs, objs = b.Reused()
-		return b.Finalize(), locks, states, aggs, objs
+		m = b.Finalize()
+		if n, _, _ := b.Indexed(); n != len(m.Locks) {
+			t.Errorf("many: %d locks indexed by lock after Finalize, %d Locks", n, len(m.Locks))
+		}
+		return m, locks, states, aggs, objs
 	}
 	m, locks, states, aggs, objs := build()
 	if locks < 1000 || states < 1000 || aggs < 1000 || objs < 1000 {

@@ -512,6 +512,13 @@ func NoReuse(f func()) {
 	f()
 }
 
+// Indexed is how many locks Model.byObject and the fold's aggregates
+// aggregator.by index (none while the fold goes: indexLocks), and the
+// model b folds into.
+func (b *Builder) Indexed() (locks, aggs int, m *Model) {
+	return len(b.m.byObject), len(b.ag.by), b.m
+}
+
 // Reused is how many Locks, fold states, aggregates and objects' entries
 // b took again from dormant blockers' (freeList).
 func (b *Builder) Reused() (locks, states, aggs, objs int) {

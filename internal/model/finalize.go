@@ -13,6 +13,7 @@ import (
 // returns the Model. The Builder must not be used afterwards.
 func (b *Builder) Finalize() *Model {
 	m := b.m
+	b.indexLocks()
 	if b.ext != nil {
 		m.Stacks = b.ext.Frames
 	}

@@ -27,6 +27,9 @@ type lstate struct {
 	// parks: a blocker's parks begun (Builder.park): its Lock's Waits
 	// once they are all fed (sleepBlockers).
 	parks int32
+	// agg: its aggregate while the fold goes (aggregator.get), not in
+	// aggregator.by until Finalize.
+	agg *lockAgg
 	*lockState
 }
 
@@ -145,6 +148,18 @@ func (b *Builder) objFind(obj format.ObjectID) *objFold {
 	return *p
 }
 
+// objPeek returns b.objs[obj] as objFind does, but nil for an object
+// forgotten (dormant.go): nothing made again.
+func (b *Builder) objPeek(obj format.ObjectID) *objFold {
+	if n := &b.objNear[objSlot(obj)]; n.o != nil && n.id == obj {
+		return n.o
+	}
+	if p := b.objs.lookup(uint64(obj)); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // objNear is an entry of Builder.objNear: an object and its objFold.
 type objNear struct {
 	id format.ObjectID
@@ -209,8 +224,8 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		if kind == JUCLock {
 			b.condChanged() // a condition's lock may be it
 		}
-		if !b.m.locksInObjs {
-			b.m.byObject[lockOf(obj, kind)] = l
+		if !b.m.locksInObjs && b.m.foldObjs == nil {
+			b.m.byObject[lockOf(obj, kind)] = l // made at Finalize (a group's member woken)
 		}
 		b.m.Locks = append(b.m.Locks, l)
 	}

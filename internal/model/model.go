@@ -1117,6 +1117,12 @@ type Model struct {
 	// Lock alone; a store in byObject for each new lock, most of them a
 	// park's once, was 2 % of a push's CPU).
 	locksInObjs bool
+	// foldObjs: while the fold goes (Builder), its objects, and byObject
+	// empty: Lock and Class answer from these, and Finalize fills
+	// byObject from the Locks alive then (indexLocks). A store and a
+	// delete in byObject for each of the millions of objects a server's
+	// hour parks on once, most of them dormant soon after (dormant.go).
+	foldObjs *probeTab[*objFold]
 	// recs: the dormant blockers grouped (Groups' members not in Locks),
 	// their objects and slots in recs (object<<32 | slot) sorted in recBy
 	// (Lock, Class).
@@ -1283,13 +1289,19 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 // model keeps as a record (not in Locks) is made a Lock at each call: a
 // value of its own, what the aggregation would have finished.
 func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
-	if m.locksInObjs {
+	var l *Lock
+	switch {
+	case m.locksInObjs || m.foldObjs != nil:
 		if o := m.objFold(obj); o != nil && o.ls[kind] != nil {
-			return o.ls[kind].l
+			l = o.ls[kind].l
 		}
-		return nil
+		if m.locksInObjs {
+			return l
+		}
+	default:
+		l = m.byObject[lockOf(obj, kind)]
 	}
-	if l := m.byObject[lockOf(obj, kind)]; l != nil || kind != Blocker {
+	if l != nil || kind != Blocker {
 		return l
 	}
 	return m.recLock(obj)
@@ -1324,6 +1336,9 @@ func (m *Model) Class(obj format.ObjectID) string {
 // unknown, or the model was built without Options.Reuse (the fold's
 // objects are not kept then: Class tells the class).
 func (m *Model) Object(obj format.ObjectID) (num int, class string) {
+	if m.objs == nil {
+		return 0, "" // not kept: Class tells the class
+	}
 	o := m.objFold(obj)
 	if o == nil {
 		return 0, ""
@@ -1352,10 +1367,14 @@ func (m *Model) ObjectClass(obj format.ObjectID, num int) string {
 
 // objFold returns the fold's entry of obj, nil when none was kept.
 func (m *Model) objFold(obj format.ObjectID) *objFold {
-	if m.objs == nil {
+	objs := m.objs
+	if m.foldObjs != nil {
+		objs = m.foldObjs
+	}
+	if objs == nil {
 		return nil
 	}
-	if p := m.objs.lookup(uint64(obj)); p != nil {
+	if p := objs.lookup(uint64(obj)); p != nil {
 		return *p
 	}
 	return nil
@@ -1377,7 +1396,7 @@ func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {
 		var l *Lock
 		switch {
-		case !m.locksInObjs:
+		case !m.locksInObjs && m.foldObjs == nil:
 			l = m.byObject[lockOf(obj, k)]
 		case o != nil && o.ls[k] != nil:
 			l = o.ls[k].l

@@ -69,9 +69,9 @@ func (ag *aggregator) spillOwners() {
 		return
 	}
 	n := 0
-	for _, a := range ag.by {
+	for _, a := range ag.byN {
 		// The logs too (merged, not counted: counted here).
-		if a.c == nil {
+		if a == nil || a.c == nil {
 			continue // no owners
 		}
 		if k := a.c.owners.len(); k >= ownerRunMin {

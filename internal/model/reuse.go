@@ -65,7 +65,7 @@ func (r *Reuse) start(b *Builder) {
 	}
 	clear(r.ivsNow)
 	b.ivsWas, b.ivsNow = r.ivsWas, r.ivsNow
-	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
+	b.objs, b.m.byObject, b.m.objs, b.m.foldObjs = r.objsBy, r.byObject, r.objsBy, r.objsBy
 	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
 	b.ivFree = nil
 	clear(r.byNum)

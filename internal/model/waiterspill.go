@@ -58,7 +58,10 @@ func (a *lockAgg) addedFirst() {
 	}
 	n := 0
 	if ag.ownerSpill.err == nil {
-		for _, x := range ag.by {
+		for _, x := range ag.byN {
+			if x == nil {
+				continue // dormant (dormant.go)
+			}
 			if c := x.c; c != nil {
 				n += x.spillFirsts(&c.waiters, &c.waiterRuns)
 			}

@@ -67,6 +67,14 @@ type Builder struct {
 	// orders: the index in Model.LockOrders of each distinct one
 	// (orderKey), so that a nesting made a million times is one.
 	orders map[string]int
+	// orderFree: a LockOrder sealed as one already there (sealOrder), its
+	// Held's array for the next (monitorHeld): the orders made and let go
+	// at once were 193 MB of ten minutes of a loaded Tomcat's 1.66 GB
+	// allocated (ordersTaken counts them, for the tests). orderKey:
+	// sealOrder's key, made again in place.
+	orderFree   *LockOrder
+	ordersTaken int
+	orderKey    []byte
 	// objs: what the fold knows of each object (objFold): its class and
 	// its locks; lastObj and lastFold, the one asked for last.
 	objs     *probeTab[*objFold]

@@ -519,6 +519,9 @@ func (b *Builder) Indexed() (locks, aggs int, m *Model) {
 	return len(b.m.byObject), len(b.ag.by), b.m
 }
 
+// OrdersTaken is how many LockOrders b took again (Builder.orderFree).
+func (b *Builder) OrdersTaken() int { return b.ordersTaken }
+
 // Reused is how many Locks, fold states, aggregates and objects' entries
 // b took again from dormant blockers' (freeList).
 func (b *Builder) Reused() (locks, states, aggs, objs int) {

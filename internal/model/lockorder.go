@@ -99,7 +99,16 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 		return // the monitor it enters (a JVM that listed it): not held
 	}
 	if ts.body.order == nil {
-		ts.body.order = &LockOrder{Thread: ts.id, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classOf(ts.body.enterObj), Mode: ts.body.enterMode, Stack: ts.body.enterStack}
+		o := b.orderFree
+		var held []Held
+		if o != nil {
+			b.orderFree, held = nil, o.Held[:0]
+			b.ordersTaken++
+		} else {
+			o = &LockOrder{}
+		}
+		*o = LockOrder{Thread: ts.id, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classOf(ts.body.enterObj), Mode: ts.body.enterMode, Stack: ts.body.enterStack, Held: held}
+		ts.body.order = o
 	}
 	h := Held{Object: ev.Object, Class: b.classOf(ev.Object), Depth: int(ev.Depth)}
 	if ev.Kind == format.LockHeld {
@@ -122,7 +131,7 @@ func (b *Builder) sealOrder(ts *tstate) {
 		return
 	}
 	ts.body.order = nil
-	k := make([]byte, 0, 16+8*len(o.Held))
+	k := b.orderKey[:0]
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Thread))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Wanted))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Stack))
@@ -135,9 +144,14 @@ func (b *Builder) sealOrder(ts *tstate) {
 	if b.orders == nil {
 		b.orders = map[string]int{}
 	}
+	b.orderKey = k
 	m := b.m
 	if i, ok := b.orders[string(k)]; ok {
 		m.LockOrders[i].Count++
+		if !noReuse {
+			clear(o.Held) // their classes
+			b.orderFree = o
+		}
 		return
 	}
 	b.orders[string(k)] = len(m.LockOrders)

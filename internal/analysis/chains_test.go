@@ -584,6 +584,19 @@ func TestLinkSums(t *testing.T) {
 			}
 		}
 	}
+	// A merge makes its chunk once, the size the links take, not grown
+	// by appends: 2 000 links of ~5 bytes, one chunk and the list of it.
+	var l linkSums
+	allocs := testing.AllocsPerRun(20, func() {
+		l.chunks, l.n = nil, 0
+		for i := range 2000 {
+			l.log = append(l.log, linkAdd{uint64(i) << 8, format.Time(i)})
+		}
+		l.merge(16, 8)
+	})
+	if allocs > 2 || l.n != 2000 || len(l.chunks) != 1 {
+		t.Errorf("a merge of 2 000 links into %d chunks (%d links) made %.0f allocations, want one chunk and at most 2", len(l.chunks), l.n, allocs)
+	}
 }
 
 // TestReleasesInWindow: a holder's window holds the releases an edge

@@ -120,9 +120,9 @@ type aggregator struct {
 	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
 	// fold: the Builder whose fold feeds this aggregator, until its
 	// Finalize: a lock's aggregate is its fold state's (lstate.agg), not
-	// in by (filled from byN then: byAll). The fold's locks are found by
-	// object already, and most of a server's are an object parked on
-	// once, soon dormant: a store and a delete in by for each.
+	// in by (made from byN then: Builder.indexLocks). The fold finds its
+	// locks by object already, and most of a server's are an object
+	// parked on once, soon dormant: a store and a delete in by for each.
 	fold *Builder
 	// jucOpen: the threads whose parks of an acquire may be in juc, not
 	// yet added (Builder.releaseHandOffs reads the first's start), when

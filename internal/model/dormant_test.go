@@ -144,6 +144,11 @@ func TestDormant(t *testing.T) {
 		same(t, name+" (records in a file)", inFile, without)
 		records += with.NumLocks() - len(with.Locks)
 		cold += inFile.ColdRecs()
+		// A chunk written out is the next one's memory: with one kept in
+		// memory (RecsCold), one made at all.
+		if made, all := inFile.RecChunks(); inFile.ColdRecs() > 0 && made != 1 {
+			t.Errorf("%s: %d chunks of records made for %d, %d written out", name, made, all, inFile.ColdRecs())
+		}
 	}
 	fold(t, "groups", groupRecording())
 	fold(t, "dormant", dormantRecording())

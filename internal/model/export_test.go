@@ -498,6 +498,15 @@ func (m *Model) ColdRecs() int {
 	return m.recs.cold
 }
 
+// RecChunks is how many chunks of records m's fold made, and how many it
+// has.
+func (m *Model) RecChunks() (made, all int) {
+	if m.recs == nil {
+		return 0, 0
+	}
+	return m.recs.made, len(m.recs.chunks)
+}
+
 // NoDormant runs f with every blocker kept a Lock (dormant.go).
 func NoDormant(f func()) {
 	noDormant = true

@@ -24,7 +24,15 @@ import (
 // recording's report) are not made, nor what their holders did (the
 // holders' pass folds those of listedLocks alone).
 func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
-	out := []Lock{}
+	// Counted first: grown by append, the entries (416 bytes each) were
+	// 69 MB of ten minutes of a loaded Tomcat's report's allocations.
+	n := 0
+	for _, ml := range ls {
+		if ml.Contended() {
+			n++
+		}
+	}
+	out := make([]Lock, 0, n)
 	var doing map[model.LockRef]*model.Doing
 	for _, ml := range ls {
 		if !ml.Contended() {

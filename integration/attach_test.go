@@ -181,7 +181,9 @@ func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
 		t.Fatal(err)
 	}
 	seen := make(chan bool, 1)
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		ok := false
 		for sc.Scan() {
@@ -199,6 +201,10 @@ func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
 		o.cmd.Wait()
 		o.code = o.cmd.ProcessState.ExitCode()
 		pw.Close()
+		// Its last lines in o.stderr before done: the scanner holds a
+		// line read from the pipe until it writes it there (a test read
+		// stderr at done without its last line, TestAttachStoppedJVM).
+		<-scanned
 		close(o.done)
 	}()
 	t.Cleanup(func() {

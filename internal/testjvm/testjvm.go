@@ -266,6 +266,15 @@ type Proc struct {
 	JVM            int // the JVM's pid: Cmd's, or its child's when Cmd runs it (unshare --fork): the caller sets it
 	Stdout, Stderr *Buffer
 	Dir            string
+	exited         chan struct{} // closed when Cmd ended and its output is read
+	waitErr        error         // Cmd.Wait's, once exited is closed
+}
+
+// Wait waits until the JVM has ended and its output is in Stdout and
+// Stderr, and returns how it ended (exec.Cmd.Wait's error).
+func (p *Proc) Wait() error {
+	<-p.exited
+	return p.waitErr
 }
 
 // Buffer is a bytes.Buffer the JVM's output goroutine and the test share.
@@ -301,22 +310,31 @@ func Start(t *testing.T, cmd *exec.Cmd, ready string) *Proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", cmd.Path, err)
 	}
-	isReady := make(chan bool, 1)
+	// isReady is closed at the first line ready, not sent on: a JVM that
+	// prints it twice would block the scanner, then the JVM on its full
+	// pipe, then cmd.Wait. scanned is closed once every line is in
+	// p.Stdout: exited waits for it, so that a test reading p.Stdout when
+	// the JVM ended has its last line.
+	isReady, scanned := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
+		seen := false
 		for sc.Scan() {
-			if sc.Text() == ready {
-				isReady <- true
+			if !seen && sc.Text() == ready {
+				seen = true
+				close(isReady)
 			}
 			p.Stdout.Write([]byte(sc.Text() + "\n"))
 		}
 		io.Copy(io.Discard, pr)
 	}()
-	exited := make(chan struct{}) // closed when the command ended, with waitErr set
-	var waitErr error
+	exited := make(chan struct{})
+	p.exited = exited
 	go func() {
-		waitErr = cmd.Wait()
+		p.waitErr = cmd.Wait()
 		pw.Close()
+		<-scanned
 		close(exited)
 	}()
 	p.JVM = cmd.Process.Pid
@@ -334,7 +352,7 @@ func Start(t *testing.T, cmd *exec.Cmd, ready string) *Proc {
 	select {
 	case <-isReady:
 	case <-exited:
-		t.Fatalf("the JVM ended before it was ready: %v\nstdout:\n%s\nstderr:\n%s", waitErr, p.Stdout, p.Stderr)
+		t.Fatalf("the JVM ended before it was ready: %v\nstdout:\n%s\nstderr:\n%s", p.waitErr, p.Stdout, p.Stderr)
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the JVM was not ready within 60 s\nstderr:\n%s", p.Stderr)
 	}

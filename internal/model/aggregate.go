@@ -162,8 +162,8 @@ type aggregator struct {
 	ownerLeft    int  // the entries the last spillOwners left
 	// byN: the locks by number (lockAgg.n); firstIdx:
 	// threadAgg.mergeFirsts' index of them.
-	byN      []*lockAgg
-	firstIdx []int32
+	byN      numTab[*lockAgg]
+	firstIdx numTab[int32]
 	// firstEntries, firstLeft: the same of the locks' waiters and
 	// waitedBy (lockAgg.addedFirst).
 	firstEntries, firstLeft int
@@ -175,7 +175,7 @@ type aggregator struct {
 	// it has none; sleepy: the blockers fed a park since the last
 	// Builder.sleepBlockers.
 	recs   *blkRecs
-	recOf  []int32
+	recOf  numTab[int32]
 	sleepy []*lockAgg
 	// aggFree: the aggregates of the blockers made dormant (Builder.sleep),
 	// for the next locks (get).
@@ -284,13 +284,10 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	if len(st.flog) == 0 {
 		return
 	}
-	if n := len(ag.byN); len(ag.firstIdx) < n {
-		// Made anew, not grown by append: it is all zero between two
-		// merges, and a lock per object parked on (5.6 M in an hour of a
-		// busy Tomcat) made append's doubling ~180 MB of it.
-		ag.firstIdx = make([]int32, n+n/4+64)
-	}
-	idx := ag.firstIdx
+	// All zero between two merges; a lock per object parked on (5.6 M
+	// in an hour of a busy Tomcat).
+	ag.firstIdx.reach(ag.byN.len())
+	idx := &ag.firstIdx
 	if len(ag.owned) > 0 {
 		// Those a dormant blocker's record holds (owned) let go.
 		n := len(st.firsts)
@@ -298,7 +295,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		ag.ownedMerged += n - len(st.firsts)
 	}
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = int32(i + 1)
+		*idx.at(st.firsts[i].n) = int32(i + 1)
 	}
 	if st.firsts == nil {
 		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
@@ -308,11 +305,12 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 			ag.ownedMerged++
 			continue
 		}
-		k := idx[op.n]
+		x := idx.at(op.n)
+		k := *x
 		if k == 0 {
 			st.firsts = append(st.firsts, aggFirst{n: op.n})
 			k = int32(len(st.firsts))
-			idx[op.n] = k
+			*x = k
 		}
 		f := &st.firsts[k-1]
 		if op.wait {
@@ -324,7 +322,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		}
 	}
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = 0
+		*idx.at(st.firsts[i].n) = 0
 	}
 	st.flog = st.flog[:0]
 }
@@ -338,7 +336,7 @@ func (st *threadAgg) flushFirsts(ag *aggregator) {
 			ag.ownedEnded++
 			continue // the record holds it
 		}
-		a := ag.byN[f.n]
+		a := *ag.byN.at(f.n)
 		if a == nil {
 			// A dormant blocker's: no contention on it.
 			if !f.blocked {
@@ -581,12 +579,11 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		a = ag.by[k] // made before its fold state, or after the fold
 	}
 	if a == nil {
-		if ag.byN == nil {
+		if ag.byN.len() == 0 {
 			ag.owners.make() // the first lock: its blames go through the cache
 		}
 		a = ag.aggFree.take()
-		a.n = int32(len(ag.byN))
-		ag.byN = append(ag.byN, a)
+		a.n = ag.byN.push(a)
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
 		if ag.fold != nil {

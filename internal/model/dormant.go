@@ -400,11 +400,9 @@ func (b *Builder) sleep(o *objFold, ls *lstate, a *lockAgg) {
 	if ag.last == a {
 		ag.last = nil
 	}
-	ag.byN[a.n] = nil
-	for len(ag.recOf) <= int(a.n) {
-		ag.recOf = append(ag.recOf, 0)
-	}
-	ag.recOf[a.n] = i
+	*ag.byN.at(a.n) = nil
+	ag.recOf.reach(a.n + 1)
+	*ag.recOf.at(a.n) = i
 	delete(b.m.byObject, lockOf(l.Object, Blocker))
 	l.Waits = -1 // dead: dropDead takes it out of Model.Locks
 	b.deadLocks++
@@ -503,7 +501,7 @@ func (b *Builder) indexLocks() {
 			}
 		}
 	}
-	for _, a := range ag.byN {
+	for a := range ag.byN.all() {
 		if a != nil {
 			ag.by[uint64(a.l.Object)<<2|uint64(a.l.Kind)] = a
 		}
@@ -537,8 +535,8 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 	} else {
 		ag.by[uint64(ls.l.Object)<<2|uint64(Blocker)] = a
 	}
-	ag.byN[r.n] = a
-	ag.recOf[r.n] = 0
+	*ag.byN.at(r.n) = a
+	*ag.recOf.at(r.n) = 0
 	ag.setOwned(r.n, false)
 	ag.recs.give(o.rec)
 	o.rec = 0
@@ -550,7 +548,7 @@ func (b *Builder) wakeRec(o *objFold, ls *lstate) {
 // it ended gives its firsts again).
 func (ag *aggregator) firstToRec(n int32, th format.ThreadID, at format.Time) {
 	rs := ag.recs
-	i := ag.recOf[n]
+	i := *ag.recOf.at(n)
 	if r := rs.get(i); int(r.nFirst) < len(r.firsts) {
 		r.firsts[r.nFirst] = firstAt{th, at}
 		r.nFirst++
@@ -569,8 +567,8 @@ func (a *lockAgg) gotFirst(f firstAt) {
 // wakeN makes the dormant blocker of number n a Lock again and returns
 // its aggregate.
 func (ag *aggregator) wakeN(n int32) *lockAgg {
-	ag.recs.b.lock(ag.recs.get(ag.recOf[n]).obj, Blocker)
-	return ag.byN[n]
+	ag.recs.b.lock(ag.recs.get(*ag.recOf.at(n)).obj, Blocker)
+	return *ag.byN.at(n)
 }
 
 // sleepAll makes dormant, at the end, every blocker that may be a
@@ -617,7 +615,7 @@ func (r *blkRecs) settle(x *blkRec) bool {
 // Builder no longer theirs.
 func (ag *aggregator) keepRecs(kept []uint64) {
 	r := ag.recs
-	ag.recs, ag.recOf = nil, nil
+	ag.recs, ag.recOf = nil, numTab[int32]{}
 	if len(kept) == 0 {
 		return
 	}

@@ -76,7 +76,7 @@ type FoldTables struct {
 func ContTables(f func()) (ft FoldTables) {
 	foldedAggs = func(b *Builder) {
 		ft.OwnedMerged, ft.OwnedEnded = b.ag.ownedMerged, b.ag.ownedEnded
-		for _, a := range b.ag.byN {
+		for a := range b.ag.byN.all() {
 			if a == nil {
 				ft.Dormant++
 				continue

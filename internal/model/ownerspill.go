@@ -69,7 +69,7 @@ func (ag *aggregator) spillOwners() {
 		return
 	}
 	n := 0
-	for _, a := range ag.byN {
+	for a := range ag.byN.all() {
 		// The logs too (merged, not counted: counted here).
 		if a == nil || a.c == nil {
 			continue // no owners

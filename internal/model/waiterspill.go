@@ -58,7 +58,7 @@ func (a *lockAgg) addedFirst() {
 	}
 	n := 0
 	if ag.ownerSpill.err == nil {
-		for _, x := range ag.byN {
+		for x := range ag.byN.all() {
 			if x == nil {
 				continue // dormant (dormant.go)
 			}

@@ -586,7 +586,7 @@ type chainSweep struct {
 	room      []byte       // a spilt block read back
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
-	onOf map[uint64]uint32
+	onOf onIndex
 	// onNear and toNear: the locks and the threads waited for met lately,
 	// in front of onOf and node (a slot by a hash of each): a look-up
 	// for every edge collected, most of them repeats that the map or the
@@ -1045,7 +1045,7 @@ func (x *nodeIndex) growFar() {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1, progress: v.Progress}
+	s := &chainSweep{m: m, lastXi: -1, progress: v.Progress}
 	s.ids = make([]format.ThreadID, m.NumThreads())
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
@@ -1845,10 +1845,10 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 		k := sl.k
 		if sl.key != w+1 {
 			var ok bool
-			if k, ok = s.onOf[w]; !ok {
+			if k, ok = s.onOf.find(w, s.ons); !ok {
 				k = uint32(len(s.ons))
 				s.ons = append(s.ons, on)
-				s.onOf[w] = k
+				s.onOf.add(k, s.ons)
 			}
 			sl.key, sl.k = w+1, k
 		}
@@ -1891,11 +1891,11 @@ func (s *chainSweep) order() {
 	s.flat = nil
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
-	joinLk, haveJoin := s.onOf[onKey{0, howJoin}.word()]
+	joinLk, haveJoin := s.onOf.find(onKey{0, howJoin}.word(), s.ons)
 	// Every step is collected (emit): the index of the locks is read no
 	// more, and let go before the sweeps (a lock per object parked on, a
 	// map of millions of them in an hour of a loaded Tomcat).
-	s.onOf = nil
+	s.onOf = onIndex{}
 	for s.width*edgeBuckets>>s.spanShift >= math.MaxUint32-1 {
 		s.spanShift++
 	}

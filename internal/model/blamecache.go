@@ -49,7 +49,7 @@ func (c *blameCache) slot(n int32, owner uint64) *blameSlot {
 // before added to its lock's table, the locks ag's.
 func (c *blameCache) take(s *blameSlot, ag *aggregator, n int32, owner uint64) {
 	if s.n != 0 {
-		putOwner(*ag.byN.at(s.n-1), s.owner, &s.bl)
+		putOwner(*ag.byN.at(s.n - 1), s.owner, &s.bl)
 	}
 	*s = blameSlot{owner: owner, n: n}
 }
@@ -59,7 +59,7 @@ func (c *blameCache) take(s *blameSlot, ag *aggregator, n int32, owner uint64) {
 func (c *blameCache) flush(ag *aggregator) {
 	for i := range c.slots {
 		if s := &c.slots[i]; s.n != 0 {
-			putOwner(*ag.byN.at(s.n-1), s.owner, &s.bl)
+			putOwner(*ag.byN.at(s.n - 1), s.owner, &s.bl)
 		}
 	}
 	clear(c.slots)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	"orca/internal/format"
@@ -44,14 +45,25 @@ type Group struct {
 	Site StackID
 	// MaxWaits is the most waits on one member.
 	MaxWaits int
-	// Members are the objects, most WaitTime first, then by Object:
-	// Model.Lock(Object, Kind) is each one's Lock. Most are not in
-	// Model.Locks (the fold kept them as records: dormant.go); the others
-	// are, and View.GroupOf names their group.
+	// Objects is how many members the group has.
+	Objects int
+	// Members are the GroupTopMembers of its objects with the most
+	// WaitTime, most first, then by Object: Model.Lock(Object, Kind) is
+	// each one's Lock. Most are not in Model.Locks (the fold kept them as
+	// records: dormant.go); the others are, and View.GroupOf names their
+	// group. Model.GroupMembers yields them all. All of them listed were
+	// 24 bytes for each object parked on once (5.3 M in an hour of a
+	// loaded Tomcat), of which the report shows 5 and the viewer 100.
 	Members []Member
+	// fromRecs: some members are the Model's records (dormant.go), not
+	// in locks (Model.GroupMembers).
+	fromRecs bool
 	// locks: the members that are Locks of the View's (GroupOf).
 	locks []*Lock
 }
+
+// GroupTopMembers is how many members a Group lists (Group.Members).
+const GroupTopMembers = 100
 
 // Member is an object of a Group: its waits and their time.
 type Member struct {
@@ -201,11 +213,15 @@ type groupSum struct {
 	waitedBy map[format.ThreadID]format.Time
 	unparked map[format.ThreadID]Blame
 	sites    map[StackID]WaitSite
+	// worst: with cut, the last of the top Members kept when they were
+	// last cut to GroupTopMembers (member).
+	worst Member
+	cut   bool
 }
 
 // newGroupSum starts the group of key k, of n members.
 func newGroupSum(k groupKey, n int) *groupSum {
-	g := &Group{Site: k.site, Members: make([]Member, 0, n)}
+	g := &Group{Site: k.site, Members: make([]Member, 0, min(n, 2*GroupTopMembers))}
 	g.Kind, g.Class = k.kind, k.class
 	return &groupSum{g: g, site: k.site, waitedBy: map[format.ThreadID]format.Time{},
 		unparked: map[format.ThreadID]Blame{}, sites: map[StackID]WaitSite{}}
@@ -262,13 +278,15 @@ func (s *groupSum) addRec(r *blkRec) {
 	}
 	s.waitSite(r.waitSite(&l))
 	l.Object = r.obj
+	s.g.fromRecs = true
 	s.add(&l)
 }
 
 // add sums the figures of the member l.
 func (s *groupSum) add(l *Lock) {
 	g := s.g
-	g.Members = append(g.Members, Member{l.Object, l.Waits, l.WaitTime})
+	g.Objects++
+	s.member(Member{l.Object, l.Waits, l.WaitTime})
 	g.MaxWaits = max(g.MaxWaits, l.Waits)
 	g.Waits += l.Waits
 	g.WaitTime += l.WaitTime
@@ -286,16 +304,45 @@ func (s *groupSum) add(l *Lock) {
 	g.MaxNotifyAllBurst = max(g.MaxNotifyAllBurst, l.MaxNotifyAllBurst)
 }
 
+// memberOrder is the order of Group.Members: most WaitTime first, then
+// by Object (a group's objects are distinct: a total order).
+func memberOrder(a, b Member) int {
+	if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Object, b.Object)
+}
+
+// member adds mb to the group's Members when it may be among the top
+// ones: those after the GroupTopMembers-th of the ones kept (s.worst,
+// once they were cut) never are. Kept to twice as many, then cut.
+func (s *groupSum) member(mb Member) {
+	g := s.g
+	if s.cut && memberOrder(mb, s.worst) > 0 {
+		return
+	}
+	g.Members = append(g.Members, mb)
+	if len(g.Members) == 2*GroupTopMembers {
+		s.topMembers()
+	}
+}
+
+// topMembers sorts the group's Members and keeps the GroupTopMembers
+// first.
+func (s *groupSum) topMembers() {
+	g := s.g
+	slices.SortFunc(g.Members, memberOrder)
+	if len(g.Members) >= GroupTopMembers {
+		g.Members = g.Members[:GroupTopMembers]
+		s.worst, s.cut = g.Members[GroupTopMembers-1], true
+	}
+}
+
 // finish orders the group's lists and returns it; with a spill (sp), a
 // long WaitedBy is written to it (putThreads).
 func (s *groupSum) finish(sp *spillFile) *Group {
 	g, waitedBy, unparked, sites := s.g, s.waitedBy, s.unparked, s.sites
-	slices.SortFunc(g.Members, func(a, b Member) int {
-		if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Object, b.Object)
-	})
+	s.topMembers()
 	putWaiters(&g.Lock, nil, byFirst(waitedBy), sp)
 	for _, u := range unparked {
 		g.UnparkedBy = append(g.UnparkedBy, u)
@@ -319,4 +366,31 @@ func (s *groupSum) finish(sp *spillFile) *Group {
 		return cmp.Compare(a.Stack, b.Stack)
 	})
 	return g
+}
+
+// GroupMembers yields every member of g, a group of m's or of a View of
+// it, in no order (Group.Members lists the top ones): its members that
+// are Locks, then those the model keeps as records.
+func (m *Model) GroupMembers(g *Group) iter.Seq[Member] {
+	return func(yield func(Member) bool) {
+		for _, l := range g.locks {
+			if !yield(Member{l.Object, l.Waits, l.WaitTime}) {
+				return
+			}
+		}
+		if !g.fromRecs || m.recs == nil {
+			return
+		}
+		for _, k := range m.recBy {
+			r := m.recs.get(int32(uint32(k)))
+			if r.site != g.Site || m.recs.classes[r.cls] != g.Class {
+				continue
+			}
+			var l Lock
+			r.figures(&l)
+			if !yield(Member{r.obj, l.Waits, l.WaitTime}) {
+				return
+			}
+		}
+	}
 }

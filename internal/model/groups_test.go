@@ -1,9 +1,11 @@
 package model_test
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,7 +154,7 @@ func TestGroupWaits(t *testing.T) {
 	summary := func(gs []*Group) []grp {
 		var out []grp
 		for _, g := range gs {
-			out = append(out, grp{g.Kind, g.Class, g.Site, len(g.Members), g.MaxWaits, g.Waits, g.Notified, g.WaitTime, g.MaxWait,
+			out = append(out, grp{g.Kind, g.Class, g.Site, g.Objects, g.MaxWaits, g.Waits, g.Notified, g.WaitTime, g.MaxWait,
 				g.Notifies, g.WaitSites, g.WaitedBy, g.UnparkedBy})
 		}
 		return out
@@ -194,9 +196,20 @@ func TestGroupWaits(t *testing.T) {
 	}
 	// The members are the Model's locks, most time first; the others
 	// keep their own entries.
+	// The group lists its GroupTopMembers first (Members), and
+	// GroupMembers yields them all.
 	g := m.Groups[0]
-	if g.Members[0].Object != 0x10004 || g.Members[0].WaitTime != ms(5) || g.Members[499].Object != 0x101EF {
-		t.Errorf("members from %v (%v) to %v, want 00010004 (5 ms) to 000101EF", g.Members[0].Object, g.Members[0].WaitTime, g.Members[499].Object)
+	all := slices.SortedFunc(m.GroupMembers(g), func(a, b Member) int {
+		if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Object, b.Object)
+	})
+	if len(all) != g.Objects || len(all) < 500 || len(g.Members) != GroupTopMembers || !slices.Equal(g.Members, all[:GroupTopMembers]) {
+		t.Fatalf("%d members listed of %d (%d yielded); want the first %d", len(g.Members), g.Objects, len(all), GroupTopMembers)
+	}
+	if all[0].Object != 0x10004 || all[0].WaitTime != ms(5) || all[499].Object != 0x101EF {
+		t.Errorf("members from %v (%v) to %v, want 00010004 (5 ms) to 000101EF", all[0].Object, all[0].WaitTime, all[499].Object)
 	}
 	// Each is a Lock of the model's: in Locks, its group named
 	// (GroupOf), or kept as a record (dormant.go), its Lock made when
@@ -207,7 +220,7 @@ func TestGroupWaits(t *testing.T) {
 		inLocks[l] = true
 	}
 	recs := 0
-	for _, mb := range g.Members {
+	for _, mb := range all {
 		l := m.Lock(mb.Object, Blocker)
 		if l == nil || l.Waits != mb.Waits || l.WaitTime != mb.WaitTime || inLocks[l] && v.GroupOf(l) != g {
 			t.Fatalf("member %v is not the model's lock, or not in its group", mb.Object)
@@ -216,8 +229,8 @@ func TestGroupWaits(t *testing.T) {
 			recs++
 		}
 	}
-	if recs != len(g.Members) {
-		t.Errorf("%d of the group's %d members kept as records", recs, len(g.Members))
+	if recs != g.Objects {
+		t.Errorf("%d of the group's %d members kept as records", recs, g.Objects)
 	}
 	alone := map[format.ObjectID]int{} // parks or waits of the ungrouped
 	for _, l := range m.Locks {

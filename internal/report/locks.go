@@ -250,7 +250,7 @@ func (b *builder) waits() []Wait {
 	}
 	for _, g := range b.v.Groups {
 		w := b.wait(&g.Lock)
-		w.Group = &WaitGroup{Objects: len(g.Members), Threads: g.WaitedByCount(), MaxWaits: g.MaxWaits, MaxWaitS: sec(g.MaxWait), Top: []GroupMember{}}
+		w.Group = &WaitGroup{Objects: g.Objects, Threads: g.WaitedByCount(), MaxWaits: g.MaxWaits, MaxWaitS: sec(g.MaxWait), Top: []GroupMember{}}
 		for _, l := range g.Members[:min(groupTop, len(g.Members))] {
 			w.Group.Top = append(w.Group.Top, GroupMember{Object: l.Object.String(), Waits: l.Waits, WaitS: sec(l.WaitTime)})
 		}

@@ -750,7 +750,7 @@ func (s *site) groups(r *http.Request) (any, error) {
 	v := s.viewOrAll(r)
 	out := make([]groupJSON, 0, len(v.Groups))
 	for _, g := range v.Groups {
-		gj := groupJSON{Kind: g.Kind.String(), Objects: len(g.Members), Threads: g.WaitedByCount(), Waits: g.Waits,
+		gj := groupJSON{Kind: g.Kind.String(), Objects: g.Objects, Threads: g.WaitedByCount(), Waits: g.Waits,
 			WaitTime: int64(g.WaitTime), MaxWait: int64(g.MaxWait), MaxWaits: g.MaxWaits, Notified: g.Notified, TimedOut: g.TimedOut,
 			Interrupted: g.Interrupted, Spurious: g.Spurious, StillWaiting: g.StillWaiting, Idle: g.IdleWaits, Notifies: g.Notifies, NotifyAlls: g.NotifyAlls, WokeNobody: g.NotifiesWokeNobody,
 			Sites: []waitSiteJSON{}, UnparkedBy: []unparkerJSON{}, Members: []memberJSON{}}

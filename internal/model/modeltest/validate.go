@@ -6,6 +6,7 @@
 package modeltest
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -403,7 +404,7 @@ func (v *validator) locks() {
 		in[l] = true
 	}
 	for _, g := range m.Groups {
-		for _, mb := range g.Members {
+		for mb := range m.GroupMembers(g) {
 			if l := m.Lock(mb.Object, g.Kind); l != nil && !in[l] {
 				locks = append(locks, l)
 			}
@@ -573,16 +574,29 @@ func (v *validator) groups() {
 	}
 	in := map[lockKey]bool{}
 	for i, g := range m.Groups {
-		name := fmt.Sprintf("group of %d %s %q at s%d", len(g.Members), g.Kind, g.Class, g.Site)
+		name := fmt.Sprintf("group of %d %s %q at s%d", g.Objects, g.Kind, g.Class, g.Site)
 		if i > 0 && g.WaitTime > m.Groups[i-1].WaitTime {
 			v.bad("%s: groups not sorted by wait time", name)
 		}
-		if len(g.Members) < model.GroupMinObjects || g.Object != 0 || g.Contentions+g.Open != 0 || len(g.WaitSites) == 0 || g.WaitSites[0].Stack != g.Site {
+		if g.Objects < model.GroupMinObjects || g.Object != 0 || g.Contentions+g.Open != 0 || len(g.WaitSites) == 0 || g.WaitSites[0].Stack != g.Site {
 			v.bad("%s: object %v, %d contentions, sites %+v", name, g.Object, g.Contentions+g.Open, g.WaitSites)
+		}
+		// Every member (GroupMembers), sorted as Members, whose first
+		// GroupTopMembers Members are.
+		all := slices.Collect(m.GroupMembers(g))
+		slices.SortFunc(all, func(a, b model.Member) int {
+			if c := cmp.Compare(b.WaitTime, a.WaitTime); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Object, b.Object)
+		})
+		if len(all) != g.Objects || !slices.Equal(g.Members, all[:min(len(all), model.GroupTopMembers)]) {
+			v.bad("%s: %d members listed, %d in all; the top ones %v, of all %v", name, len(g.Members), len(all),
+				g.Members[:min(len(g.Members), 3)], all[:min(len(all), 3)])
 		}
 		var sum model.Lock
 		maxWaits, threads := 0, map[format.ThreadID]bool{}
-		for j, mb := range g.Members {
+		for j, mb := range all {
 			l := m.Lock(mb.Object, g.Kind)
 			if l == nil || in[lockKey{mb.Object, g.Kind}] {
 				v.bad("%s: member %s %v is in another group or not the model's", name, g.Kind, mb.Object)
@@ -596,7 +610,7 @@ func (v *validator) groups() {
 				v.bad("%s: member %s %v (%d waits, class %q) does not belong", name, l.Kind, l.Object, l.Waits, l.Class)
 				continue
 			}
-			if j > 0 && l.WaitTime > g.Members[j-1].WaitTime {
+			if j > 0 && l.WaitTime > all[j-1].WaitTime {
 				v.bad("%s: members not sorted by wait time", name)
 			}
 			sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting = sum.Waits+l.Waits, sum.WaitTime+l.WaitTime,

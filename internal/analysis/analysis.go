@@ -430,13 +430,24 @@ func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.
 	}
 	var first, second lastSeen // the two threads seen last, so that each hang finds another
 	var buf []model.Interval
+	var w model.IntervalWindow
 	for _, t := range m.AllThreads() {
 		ivs, from := m.TailOf(t, &buf)
 		at, whole := lastEvent(t, ivs, until)
 		if !whole && from > 0 {
 			// Its events before until are before its tail (a shutdown
-			// that began earlier): all of them.
-			at, _ = lastEvent(t, m.IntervalsOf(t, &buf), until)
+			// that began earlier, as a server stopped by SIGTERM): all of
+			// them, a piece at a time (a thread of an hour's whole was
+			// 490 MB). The last event before until is in the last piece
+			// that has an interval begun before it: lastEvent's walk back
+			// stops at that interval.
+			at, _ = lastEvent(t, nil, until)
+			m.WindowOf(t, &w)
+			for ivs, ok := w.Next(); ok; ivs, ok = w.Next() {
+				if last, whole := lastEvent(t, ivs, until); whole {
+					at = last
+				}
+			}
 		}
 		switch {
 		case at > first.at:

@@ -1,11 +1,17 @@
 package analysis
 
 import (
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/testrec"
 )
 
 // whys returns each thread open at the end with why it is not a hang.
@@ -347,5 +353,55 @@ func TestHangJoinsWorking(t *testing.T) {
 		if got[th] != want {
 			t.Errorf("thread %v: %q, want %q (all: %v)", th, got[th], want, got)
 		}
+	}
+}
+
+// TestHangShutdownPieces: a server stopped by SIGTERM, whose busy thread
+// went on after the shutdown began: the thread's last event before the
+// shutdown is behind the tail the spilled model keeps, found by reading
+// its intervals a piece at a time (Model.WindowOf, pieces of two here),
+// not whole (a worker's hour of them was 490 MB). The stuck thread is
+// Alone, the busy one's last event before the shutdown its Progress,
+// as in the model in memory.
+func TestHangShutdownPieces(t *testing.T) {
+	var lines strings.Builder
+	lines.WriteString("0,ThreadStarted,A,busy\n0,ThreadStarted,B,stuck\n1,ObjectWait,B,B0B0,0\n")
+	for k := range 15 { // sleeps from 1.1 s to 3.9 s, the last one's end
+		fmt.Fprintf(&lines, "%.1f,ThreadSleep,A,0\n%.2f,ThreadSlept,A,0\n", 1.1+0.2*float64(k), 1.15+0.2*float64(k))
+	}
+	lines.WriteString("4,ThreadStarted,D,SIGTERM handler\n")
+	for k := range 30 { // and on after the shutdown began
+		fmt.Fprintf(&lines, "%.2f,ThreadSleep,A,0\n%.3f,ThreadSlept,A,0\n", 4.1+0.02*float64(k), 4.105+0.02*float64(k))
+	}
+	lines.WriteString("5,ThreadSleep,D,0\n")
+	progress := func(m *model.Model) (NotHang, format.Time) {
+		for _, h := range OpenAtEnd(m) {
+			if h.Thread == 0xB {
+				return h.Why, h.Progress
+			}
+		}
+		return Short, 0
+	}
+	m := build(t, lines.String())
+	if m.Shutdown != s(4) {
+		t.Fatalf("Shutdown = %v, want 4 s", m.Shutdown)
+	}
+	if why, at := progress(m); why != Alone || at != s(3.95) {
+		t.Fatalf("in memory: B is %v, progress %v; want Alone, 3.95 s (A's last before the shutdown)", why, at)
+	}
+	// Sealed at every event, in blocks of two intervals: A's are read
+	// in pieces of two.
+	defer model.SetSealEveryEvent()()
+	defer model.SetIvBlockMax(2)()
+	prefix := filepath.Join(t.TempDir(), "shutdown")
+	testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(lines.String())}}}, prefix)
+	_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+	sm := res.Model
+	a := sm.Thread(0xA)
+	if tail, from := sm.TailOf(a, new([]model.Interval)); !sm.IntervalsDropped() || from == 0 || tail[0].Start < s(4) {
+		t.Fatalf("spilled: dropped %v, A's tail from its %d-th interval; want one after the shutdown's start", sm.IntervalsDropped(), from)
+	}
+	if why, at := progress(sm); why != Alone || at != s(3.95) {
+		t.Errorf("spilled, by pieces: B is %v, progress %v; want Alone, 3.95 s", why, at)
 	}
 }

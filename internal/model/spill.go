@@ -824,6 +824,16 @@ func SetIvPiece(n int) (restore func()) {
 // would be one block.
 var ivBlockMax = 1 << 14
 
+// SetIvBlockMax makes a block of a thread's intervals hold at most n
+// (ivBlockMax), and returns a func that restores it: for a test whose
+// thread's intervals, written one after another, would be one block, a
+// piece (ivStream reads whole blocks).
+func SetIvBlockMax(n int) (restore func()) {
+	old := ivBlockMax
+	ivBlockMax = n
+	return func() { ivBlockMax = old }
+}
+
 // byPieces reports whether the holders' passes read t's intervals by
 // pieces (ivStream): a Model that dropped them (Options.DropIntervals,
 // its spill whole), t's more than ivPiece and in order.
@@ -925,6 +935,24 @@ func (m *Model) WindowOf(t *Thread, w *IntervalWindow) {
 		return
 	}
 	w.ivs = m.IntervalsOf(t, &w.buf)
+}
+
+// Next returns the thread's next intervals, in order, and false after
+// the last: a piece at a time (about ivPiece, the one before let go) when
+// read by pieces, else the whole once. WindowOf's thread read once through
+// in the memory of a piece: a server's thread of an hour holds millions
+// (a whole Tomcat worker's were 490 MB). Not to be mixed with Cover.
+func (w *IntervalWindow) Next() ([]Interval, bool) {
+	if !w.pieces {
+		ivs := w.ivs
+		w.ivs = nil
+		return ivs, ivs != nil
+	}
+	w.s.ivs = w.s.ivs[:0]
+	if !w.s.more() {
+		return nil, false
+	}
+	return w.s.ivs, true
 }
 
 // Cover returns the thread's intervals from the from-th on, a window that

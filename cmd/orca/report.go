@@ -85,8 +85,8 @@ not by the length of the recording; orca report warns when $TMPDIR has less
 room. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
 report), for a temporary directory too small or slow. Go's collector is
 asked to keep the memory within 768 MiB, or within a quarter above what
-is live when more is (a 1 GB recording: 0.8 GB peak RSS, not 2.5-2.8,
-for a few percent more CPU); GOMEMLIMIT or GOGC set in the environment
+is live (and the runtime's own memory beside it) when more is (a 1 GB
+recording: 0.8 GB peak RSS, not 2.5-2.8, for a few percent more CPU); GOMEMLIMIT or GOGC set in the environment
 decide instead (GOGC=100: Go's default, no limit).
 
 Examples:

@@ -52,7 +52,7 @@ type Group struct {
 	// each one's Lock. Most are not in Model.Locks (the fold kept them as
 	// records: dormant.go); the others are, and View.GroupOf names their
 	// group. Model.GroupMembers yields them all. All of them listed were
-	// 24 bytes for each object parked on once (5.3 M in an hour of a
+	// 24 bytes for each object parked on once (6.3 M in an hour of a
 	// loaded Tomcat), of which the report shows 5 and the viewer 100.
 	Members []Member
 	// fromRecs: some members are the Model's records (dormant.go), not

@@ -14,15 +14,18 @@ import java.util.concurrent.CountDownLatch;
 // finds it with times of its own), then, after "go" on stdin (or at once with the argument now),
 // burns BURN_MS more; "sleeper" sleeps SLEEP_MS; "short" lives ~50 ms burning SHORT_MS; then
 // "busy-1" .. "busy-K" burn BUSY_MS each, all at once (on one CPU each waits, ready, about as
-// long as the others run). Each thread, as its last act, prints its identity hash, the JVM's
-// figure of its CPU (ThreadMXBean) and its own /proc/thread-self/schedstat (cpu and ready,
-// nanoseconds): "TIMES name hash=HHHHHHHH jvm_cpu=N cpu=N ready=N", and "pre" also before READY
-// ("PRE ..."). Last: "EXPECT threads=N", then "DONE".
+// long as the others run). Each thread, as its last acts, reads its own /proc/thread-self/schedstat
+// (cpu and ready, nanoseconds), then the JVM's figure of its CPU (ThreadMXBean), and leaves them
+// to main, which prints them once every thread has ended: "TIMES name hash=HHHHHHHH jvm_cpu=N
+// cpu=N ready=N" ("pre" also prints one before READY: "PRE ..."). The JVM's figure is the last
+// read, and nothing is formatted after it: formatting a line, interpreted on a loaded CPU, took
+// a thread up to 9 ms of CPU between its figure and its end (issue 33's test then compared its
+// end's ThreadCPU with a figure 9 ms early). Last: "EXPECT threads=N", then "DONE".
 public class ThreadTimes {
   static final long PRE_MS = 300, BURN_MS = 1000, SLEEP_MS = 1000, SHORT_MS = 30, BUSY_MS = 1000;
   static final int K = 2;
   static final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-  static final ConcurrentLinkedQueue<String> lines = new ConcurrentLinkedQueue<>();
+  static final ConcurrentLinkedQueue<End> ends = new ConcurrentLinkedQueue<>();
   static volatile long sink;
 
   public static void main(String[] args) throws Exception {
@@ -35,7 +38,7 @@ public class ThreadTimes {
       preReady.countDown();
       try { go.await(); } catch (InterruptedException e) { }
       burn(BURN_MS);
-      lines.add(times("TIMES pre"));
+      done("TIMES pre");
     }, "pre");
     pre.start();
     preReady.await();
@@ -50,12 +53,12 @@ public class ThreadTimes {
     all.add(pre);
     Thread sleeper = new Thread(() -> {
       try { Thread.sleep(SLEEP_MS); } catch (InterruptedException e) { }
-      lines.add(times("TIMES sleeper"));
+      done("TIMES sleeper");
     }, "sleeper");
     Thread shortOne = new Thread(() -> {
       burn(SHORT_MS);
       try { Thread.sleep(20); } catch (InterruptedException e) { }
-      lines.add(times("TIMES short"));
+      done("TIMES short");
     }, "short");
     for (Thread t : new Thread[] {sleeper, shortOne}) {
       t.start();
@@ -69,13 +72,13 @@ public class ThreadTimes {
       String name = "busy-" + i;
       busy.add(new Thread(() -> {
         burn(BUSY_MS);
-        lines.add(times("TIMES " + name));
+        done("TIMES " + name);
       }, name));
     }
     for (Thread t : busy) t.start();
     for (Thread t : busy) t.join();
     all.addAll(busy);
-    for (String l : lines) System.out.println(l);
+    for (End e : ends) System.out.println(e.line());
     System.out.println("EXPECT threads=" + all.size());
     System.out.println("DONE");
     if (!now) {
@@ -95,13 +98,44 @@ public class ThreadTimes {
     sink += x;
   }
 
-  // times is the calling thread's line: its hash, the JVM's CPU figure, then the kernel's.
+  // End is what a thread read of itself as its last acts (done), printed by main.
+  static final class End {
+    final String what;
+    final int hash;
+    final String[] sched;
+    long jvm;
+
+    End(String what, int hash, String[] sched) {
+      this.what = what;
+      this.hash = hash;
+      this.sched = sched;
+    }
+
+    String line() {
+      return String.format("%s hash=%08X jvm_cpu=%d cpu=%s ready=%s", what, hash, jvm, sched[0], sched[1]);
+    }
+  }
+
+  // done is the calling thread's last acts: the kernel's figures, then the JVM's, kept for main.
+  static void done(String what) {
+    End e = new End(what, System.identityHashCode(Thread.currentThread()), schedstat());
+    e.jvm = mx.getCurrentThreadCpuTime();
+    ends.add(e);
+  }
+
+  // times is the calling thread's line now: its hash, the JVM's CPU figure, then the kernel's.
   static String times(String what) {
     long jvm = mx.getCurrentThreadCpuTime();
-    String[] f = {"-1", "-1"};
-    try {
-      f = Files.readString(Paths.get("/proc/thread-self/schedstat")).trim().split(" ");
-    } catch (Exception e) { }
+    String[] f = schedstat();
     return String.format("%s hash=%08X jvm_cpu=%d cpu=%s ready=%s", what, System.identityHashCode(Thread.currentThread()), jvm, f[0], f[1]);
+  }
+
+  // schedstat is the calling thread's cpu and ready time by the kernel, nanoseconds ("-1" unread).
+  static String[] schedstat() {
+    try {
+      String[] f = Files.readString(Paths.get("/proc/thread-self/schedstat")).trim().split(" ");
+      if (f.length >= 2) return f;
+    } catch (Exception e) { }
+    return new String[] {"-1", "-1"};
   }
 }

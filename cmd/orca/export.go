@@ -196,10 +196,15 @@ func runExport(u ui, args []string) error {
 	if f.Profiles {
 		mo = export.SpilledOptions()
 	}
+	// ORCA_REPORT_HEAPPROFILE and the others measure an export as they do
+	// a report (reportprof.go): its peaks, PREFIX.build and PREFIX.export.
+	prof := startReportProfile()
+	defer prof.stop()
 	rec, res, err := buildRange(u, "export", ops[0], rf, mo)
 	if err != nil {
 		return err
 	}
+	prof.heapAt("build")
 	m := res.Model
 	what, count, noun := opt.Kinds.String(), 0, "state"
 	var total format.Time
@@ -250,6 +255,7 @@ func runExport(u ui, args []string) error {
 	if err := writeAtomically(path, func(file *os.File) error { return f.Write(file, rec, m, opt) }); err != nil {
 		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
 	}
+	prof.heapAt("export")
 	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, what,
 		count, plural(count, noun, noun+"s"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
 	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))

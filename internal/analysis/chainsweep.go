@@ -1100,7 +1100,7 @@ func HoldersAndChainList(v *model.View, n, links int) (map[model.LockRef]*model.
 func ChainListOf(v *model.View, n, links int) (*ChainList, int) { return sweepChainList(v, n, links) }
 
 // sweepChains is Chains by the sweep: the edges of every thread, read
-// one at a time (Model.IntervalsOf).
+// one at a time, a piece at a time (Model.WindowOf).
 func sweepChains(v *model.View, n int) ([]Chain, int) {
 	l, total := sweepChainList(v, n, 0)
 	return l.All(), total
@@ -1114,19 +1114,22 @@ func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 	for _, t := range v.All() {
 		kept[s.node.get(t.ID)] = true
 	}
-	var buf []model.Interval
+	var win model.IntervalWindow
+	var hands model.HandOffs
 	var spans []model.OwnerSpan
 	for xi, t := range m.AllThreads() {
-		ivs := m.IntervalsOf(t, &buf)
-		for i := range ivs {
-			iv := &ivs[i]
-			spans = spans[:0]
-			for sp := range m.BlameSpans(t.ID, iv) {
-				if sp.End > sp.Start {
-					spans = append(spans, sp)
+		m.WindowOf(t, &win)
+		for ivs, ok := win.Next(); ok; ivs, ok = win.Next() {
+			for i := range ivs {
+				iv := &ivs[i]
+				spans = spans[:0]
+				for sp := range m.BlameSpansIn(&hands, t.ID, iv) {
+					if sp.End > sp.Start {
+						spans = append(spans, sp)
+					}
 				}
+				s.interval(t, iv, spans, kept[xi])
 			}
-			s.interval(t, iv, spans, kept[xi])
 		}
 	}
 	return s.list(n, links)

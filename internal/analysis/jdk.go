@@ -72,7 +72,7 @@ func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) 
 		marks[id] = stackMark(fr, name)
 		found = found || marks[id]&markApp != 0
 	}
-	var buf []model.Interval
+	var win model.IntervalWindow
 	for i, t := range m.AllThreads() {
 		mark := marks[t.StartedAt]
 		if startedByPool(m.Stacks[t.StartedAt], name) {
@@ -82,9 +82,11 @@ func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) 
 			// The fold or-ed its intervals' stacks' marks (JDKStackMark).
 			mark |= t.StackMarks
 		} else {
-			ivs := m.IntervalsOf(t, &buf)
-			for k := range ivs {
-				mark |= marks[ivs[k].Stack]
+			m.WindowOf(t, &win)
+			for ivs, ok := win.Next(); ok; ivs, ok = win.Next() {
+				for k := range ivs {
+					mark |= marks[ivs[k].Stack]
+				}
 			}
 		}
 		switch {

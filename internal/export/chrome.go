@@ -53,7 +53,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	// terminal (termjson).
 	tw := termjson.NewWriter(w)
 	bw := bufio.NewWriter(tw)
-	tn := threadNames{m}
+	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
 	fs := newFrames(rec, m)
 	jvm := pid(rec)

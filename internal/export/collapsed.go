@@ -48,22 +48,25 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 	for st := range q.States {
 		q.States[st] = k.Has(model.State(st))
 	}
-	// A thread at a time, its intervals read back from the spill of a
-	// Model built with SpilledOptions (as the viewer's flame graph).
+	// A thread at a time, its intervals read back a piece at a time from
+	// the spill of a Model built with SpilledOptions (eachPiece).
 	byStack := map[model.StackClass]*model.StackTimes{}
-	var buf []model.Interval
+	var win model.IntervalWindow
 	for _, t := range m.AllThreads() {
 		h := *t
-		h.Intervals = m.IntervalsOf(t, &buf)
-		for sc, acc := range (&model.View{Model: m, Threads: []*model.Thread{&h}}).StackClassTime(q) {
-			if sum := byStack[sc]; sum != nil {
-				for st := range acc {
-					sum[st] += acc[st]
+		eachPiece(m, t, &win, func(ivs []model.Interval, _ bool) int {
+			h.Intervals = ivs
+			for sc, acc := range (&model.View{Model: m, Threads: []*model.Thread{&h}}).StackClassTime(q) {
+				if sum := byStack[sc]; sum != nil {
+					for st := range acc {
+						sum[st] += acc[st]
+					}
+				} else {
+					byStack[sc] = acc
 				}
-			} else {
-				byStack[sc] = acc
 			}
-		}
+			return 0
+		})
 	}
 	// Distinct stacks can fold to the same line (frames differing only
 	// in bytecode index): add them up.

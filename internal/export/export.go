@@ -249,16 +249,19 @@ func PushOptions() model.Options {
 // Totals counts what an export of kinds holds: states (a state split into
 // segments counts once) and the time threads spent in them.
 func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
-	var buf []model.Interval
+	var w model.IntervalWindow
 	for _, t := range m.AllThreads() {
-		for _, iv := range m.IntervalsOf(t, &buf) {
-			if k.Has(iv.Shown()) {
-				total += iv.Duration()
-				if first(iv) {
-					states++
+		eachPiece(m, t, &w, func(ivs []model.Interval, _ bool) int {
+			for _, iv := range ivs {
+				if k.Has(iv.Shown()) {
+					total += iv.Duration()
+					if first(iv) {
+						states++
+					}
 				}
 			}
-		}
+			return 0
+		})
 	}
 	return states, total
 }
@@ -268,26 +271,31 @@ func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
 // once is one contention, the gaps between its parks included, as orca
 // report counts its contentions and blocked time (contentionAt).
 func PProfTotals(m *model.Model, k Kinds) (states int, total format.Time) {
-	var buf []model.Interval
+	var w model.IntervalWindow
 	var c contention
 	for _, t := range m.AllThreads() {
-		ivs := m.IntervalsOf(t, &buf)
-		for i := 0; i < len(ivs); i++ {
-			iv := &ivs[i]
-			if !k.Has(iv.Shown()) {
-				continue
+		eachPiece(m, t, &w, func(ivs []model.Interval, last bool) int {
+			for i := 0; i < len(ivs); i++ {
+				iv := &ivs[i]
+				if !k.Has(iv.Shown()) {
+					continue
+				}
+				if iv.Acquire {
+					j, _ := contentionAt(m, t, ivs, i, &c)
+					if goesOn(ivs, i, j, last) {
+						return len(ivs) - i
+					}
+					i = j
+					total += c.spans[len(c.spans)-1].End - iv.Start
+				} else {
+					total += iv.Duration()
+				}
+				if first(*iv) {
+					states++
+				}
 			}
-			if iv.Acquire {
-				j, _ := contentionAt(m, t, ivs, i, &c)
-				i = j
-				total += c.spans[len(c.spans)-1].End - iv.Start
-			} else {
-				total += iv.Duration()
-			}
-			if first(*iv) {
-				states++
-			}
-		}
+			return 0
+		})
 	}
 	return states, total
 }
@@ -420,7 +428,39 @@ func (fs *frames) stack(id model.StackID) []*frame {
 }
 
 // threadNames labels threads "name" and, in running text, "name (ID)".
-type threadNames struct{ m *model.Model }
+type threadNames struct {
+	m *model.Model
+	// names: each thread's name and full name once looked up, kept as
+	// long as the export: a packed thread is unpacked by each
+	// Model.Thread, and its Name kept the unpacked copy alive (an hour of
+	// Tomcat's pprof held 415 MB of them, a copy per owner a sample
+	// named); now two strings a thread however many samples name it.
+	names map[format.ThreadID][2]string
+}
+
+func newThreadNames(m *model.Model) threadNames {
+	return threadNames{m: m, names: map[format.ThreadID][2]string{}}
+}
+
+// both returns thread id's name and "name (ID)" (the ID alone for an
+// unnamed thread).
+func (tn threadNames) both(id format.ThreadID) [2]string {
+	if n, ok := tn.names[id]; ok {
+		return n
+	}
+	var n [2]string
+	if t := tn.m.Thread(id); t != nil {
+		n[0] = strings.Clone(t.Name)
+	}
+	n[1] = id.String()
+	if n[0] != "" {
+		n[1] = n[0] + " (" + n[1] + ")"
+	}
+	if tn.names != nil {
+		tn.names[id] = n
+	}
+	return n
+}
 
 // calls gives each stack's java.util.concurrent call (model.Call: the
 // "call" label and argument, as the report's JSON call), computed once per
@@ -444,20 +484,10 @@ func (c *calls) call(st model.StackID) string {
 	return s
 }
 
-func (tn threadNames) name(id format.ThreadID) string {
-	if t := tn.m.Thread(id); t != nil {
-		return t.Name
-	}
-	return ""
-}
+func (tn threadNames) name(id format.ThreadID) string { return tn.both(id)[0] }
 
 // full returns "name (ID)", or the ID alone for an unnamed thread.
-func (tn threadNames) full(id format.ThreadID) string {
-	if n := tn.name(id); n != "" {
-		return n + " (" + id.String() + ")"
-	}
-	return id.String()
-}
+func (tn threadNames) full(id format.ThreadID) string { return tn.both(id)[1] }
 
 // otherKey names Interval.Other for each state: who a thread blocked on,
 // who woke it, whom it joined, whose release let its acquire through.

@@ -344,9 +344,10 @@ type otlpBuilder struct {
 	fs   *frames
 	tn   threadNames
 	c    *OTLPCache // OTLPOptions.Cache
-	// ivBuf is the room a thread's intervals are read back into from a
-	// Model built with Options.DropIntervals (Model.IntervalsOf).
-	ivBuf []model.Interval
+	// ivWin reads a thread's intervals back from a Model built with
+	// Options.DropIntervals, a piece at a time (eachPiece).
+	ivWin model.IntervalWindow
+	cont  contention // eachContention's
 
 	strs   map[string]int32
 	funcs  map[pprofFunc]int32
@@ -430,7 +431,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 		b = c.kept
 		b.reuse(rec, m)
 	} else {
-		b = &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m}, c: c,
+		b = &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: newThreadNames(m), c: c,
 			dict: newOTLPDict(nil),
 			strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
 			stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
@@ -493,7 +494,7 @@ func newOTLPDict(old *profpb.ProfilesDictionary) *profpb.ProfilesDictionary {
 // its series: its maps emptied (their memory kept), its arenas handed out
 // from their start again, its dictionary's tables from empty.
 func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
-	b.rec, b.m, b.fs, b.tn = rec, m, newFrames(rec, m), threadNames{m}
+	b.rec, b.m, b.fs, b.tn = rec, m, newFrames(rec, m), newThreadNames(m)
 	b.dict = newOTLPDict(b.dict)
 	clear(b.strs)
 	b.strs[""] = 0
@@ -1134,32 +1135,31 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 			byKind[i] = kp
 		}
 	}
-	for _, t := range b.m.AllThreads() {
-		ivs := b.m.IntervalsOf(t, &b.ivBuf)
-		if monitor != nil || juc != nil {
-			// A contention's delay goes to the owners it waited behind,
-			// each for its stretch, and it counts on the owner whose
-			// release let the thread in: the report's blame
-			// (eachContention).
-			eachContention(b.m, t, ivs, func(c *contention) {
-				kp := monitor
-				if c.first.Acquire {
-					kp = juc
-				}
-				if kp == nil || !kp.k.has(c.first) {
-					return
-				}
-				for _, sp := range c.spans {
-					b.add(&b.get(kp, t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
-				}
-				if !c.open || !b.partial {
-					b.add(&b.get(kp, t, c.first, c.open, c.count, true).count, 1, c.first.Start)
-				}
-			})
+	var t *model.Thread
+	// A contention's delay goes to the owners it waited behind, each for
+	// its stretch, and it counts on the owner whose release let the thread
+	// in: the report's blame (eachContention).
+	contentions := func(ivs []model.Interval, last bool) int {
+		if monitor == nil && juc == nil {
+			return 0
 		}
-		if len(others) == 0 {
-			continue
-		}
+		return eachContention(b.m, t, ivs, last, &b.cont, func(c *contention) {
+			kp := monitor
+			if c.first.Acquire {
+				kp = juc
+			}
+			if kp == nil || !kp.k.has(c.first) {
+				return
+			}
+			for _, sp := range c.spans {
+				b.add(&b.get(kp, t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
+			}
+			if !c.open || !b.partial {
+				b.add(&b.get(kp, t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+			}
+		})
+	}
+	otherStates := func(ivs []model.Interval, _ bool) int {
 		for i := range ivs {
 			iv := &ivs[i]
 			kp := byKind[otherKind(iv)]
@@ -1171,6 +1171,25 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 				b.add(&p.count, 1, iv.Start)
 			}
 			b.add(&p.delay, int64(iv.Duration()), iv.Start)
+		}
+		return 0
+	}
+	for _, t = range b.m.AllThreads() {
+		// The contentions first, then the other states, each over the
+		// whole thread: the dictionary's entries made in the same order
+		// as from a Model in memory. A thread read by pieces is read
+		// twice.
+		if b.m.WindowOf(t, &b.ivWin); !b.ivWin.ByPieces() {
+			ivs, _ := b.ivWin.Next()
+			contentions(ivs, true)
+			if len(others) > 0 {
+				otherStates(ivs, true)
+			}
+			continue
+		}
+		eachPiece(b.m, t, &b.ivWin, contentions)
+		if len(others) > 0 {
+			eachPiece(b.m, t, &b.ivWin, otherStates)
 		}
 	}
 	var out []*profpb.Profile

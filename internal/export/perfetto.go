@@ -129,7 +129,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		bw.Write(out) // a bufio.Writer keeps its first error for Flush
 	}
 	fs := newFrames(rec, m)
-	tn := threadNames{m}
+	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
 
 	// The events first, a thread at a time, each encoded but for its

@@ -70,7 +70,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	}
 	kind := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
-	tn := threadNames{m}
+	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
@@ -190,51 +190,56 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		}
 		pending = pending[:0]
 	}
-	var buf []model.Interval
+	var win model.IntervalWindow
 	var c contention
 	for _, t := range m.AllThreads() {
 		write()
 		clear(bases)
-		ivs := m.IntervalsOf(t, &buf)
-		for k := 0; k < len(ivs); k++ {
-			iv := &ivs[k]
-			if !kind.Has(iv.Shown()) {
-				continue
-			}
-			if iv.Shown() != model.Blocked {
-				s := sample(baseOf(t, iv, iv.Open), 0)
-				if first(*iv) {
+		eachPiece(m, t, &win, func(ivs []model.Interval, last bool) (keep int) {
+			for k := 0; k < len(ivs); k++ {
+				iv := &ivs[k]
+				if !kind.Has(iv.Shown()) {
+					continue
+				}
+				if iv.Shown() != model.Blocked {
+					s := sample(baseOf(t, iv, iv.Open), 0)
+					if first(*iv) {
+						s.value[0]++
+					}
+					s.value[1] += int64(iv.Duration())
+					continue
+				}
+				// A contention's time goes to the owners it waited behind,
+				// each for its stretch (Model.BlameSpans, the report's
+				// blame), so -tagfocus=owner=X sums to X's blame; the
+				// contention counts once, on the owner whose release let the
+				// thread in (the last), as the report and orca push count
+				// it: a java.util.concurrent acquire parked more than once
+				// is one contention, its re-park gaps included
+				// (contentionAt).
+				j, ok := contentionAt(m, t, ivs, k, &c)
+				if !ok {
+					continue
+				}
+				if goesOn(ivs, k, j, last) {
+					return len(ivs) - k
+				}
+				k = j
+				b := baseOf(t, iv, c.open)
+				var s *pprofSample
+				for _, sp := range c.spans {
+					s = sample(b, sp.Owner)
+					s.value[1] += int64(sp.End - sp.Start)
+				}
+				if iv.Acquire && c.count != 0 {
+					s = sample(b, c.count)
+				}
+				if s != nil && first(*iv) {
 					s.value[0]++
 				}
-				s.value[1] += int64(iv.Duration())
-				continue
 			}
-			// A contention's time goes to the owners it waited behind,
-			// each for its stretch (Model.BlameSpans, the report's
-			// blame), so -tagfocus=owner=X sums to X's blame; the
-			// contention counts once, on the owner whose release let the
-			// thread in (the last), as the report and orca push count
-			// it: a java.util.concurrent acquire parked more than once
-			// is one contention, its re-park gaps included
-			// (contentionAt).
-			j, ok := contentionAt(m, t, ivs, k, &c)
-			if !ok {
-				continue
-			}
-			k = j
-			b := baseOf(t, iv, c.open)
-			var last *pprofSample
-			for _, sp := range c.spans {
-				last = sample(b, sp.Owner)
-				last.value[1] += int64(sp.End - sp.Start)
-			}
-			if iv.Acquire && c.count != 0 {
-				last = sample(b, c.count)
-			}
-			if last != nil && first(*iv) {
-				last.value[0]++
-			}
-		}
+			return 0
+		})
 	}
 	write()
 	if note := cutNote(m); note != "" {

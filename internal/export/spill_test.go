@@ -47,65 +47,84 @@ func TestSpilledSameBytes(t *testing.T) {
 	// only what one seal at the end wrote.
 	defer model.SetSealEveryEvent()()
 	droppedSome, packed := false, 0
-	for _, c := range recs {
-		sp, err := model.Build(c.rec, SpilledOptions())
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		push, err := model.Build(c.rec, PushOptions())
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		m := sp.Model
-		packed += packedAll(t, c.name+" SpilledOptions", m)
-		packed += packedAll(t, c.name+" PushOptions", push.Model)
-		for _, th := range m.AllThreads() {
-			droppedSome = droppedSome || len(th.Intervals) == 0 && len(c.mem.Thread(th.ID).Intervals) > 0
-		}
-		for _, name := range []string{"pprof", "collapsed"} {
-			f, _ := Lookup(name)
-			for _, o := range []Options{{}, {Kinds: All}, {Profile: ProfileCPU}, {Profile: ProfileWall}} {
-				var want, got bytes.Buffer
-				errW := f.Write(&want, c.rec, c.mem, o)
-				errG := f.Write(&got, c.rec, m, o)
-				if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want.Bytes(), got.Bytes()) {
-					t.Errorf("%s: %s %+v: %d bytes (%v) from the spilled model, %d (%v) from the model in memory", c.name, name, o, got.Len(), errG, want.Len(), errW)
+	// Each recording three times: its threads' intervals read back whole,
+	// then by pieces of about 1 and 2 (Model.WindowOf), from blocks of 2:
+	// the exports read a piece at a time (eachPiece), a
+	// java.util.concurrent acquire's parks given again whole with the
+	// next piece.
+	for _, piece := range []int{1 << 30, 1, 2} {
+		for _, c := range recs {
+			cn := c.name
+			if piece < 1<<30 {
+				cn += fmt.Sprintf(" (by pieces of %d)", piece)
+			}
+			rp, rb := model.SetIvPiece(piece), model.SetIvBlockMax(2)
+			restore := func() { rb(); rp() }
+			sp, err := model.Build(c.rec, SpilledOptions())
+			if err != nil {
+				t.Fatalf("%s: %v", cn, err)
+			}
+			push, err := model.Build(c.rec, PushOptions())
+			if err != nil {
+				t.Fatalf("%s: %v", cn, err)
+			}
+			m := sp.Model
+			packed += packedAll(t, cn+" SpilledOptions", m)
+			packed += packedAll(t, cn+" PushOptions", push.Model)
+			for _, th := range m.AllThreads() {
+				droppedSome = droppedSome || len(th.Intervals) == 0 && len(c.mem.Thread(th.ID).Intervals) > 0
+			}
+			for _, name := range []string{"pprof", "collapsed"} {
+				f, _ := Lookup(name)
+				for _, o := range []Options{{}, {Kinds: All}, {Profile: ProfileCPU}, {Profile: ProfileWall}} {
+					var want, got bytes.Buffer
+					errW := f.Write(&want, c.rec, c.mem, o)
+					errG := f.Write(&got, c.rec, m, o)
+					if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want.Bytes(), got.Bytes()) {
+						t.Errorf("%s: %s %+v: %d bytes (%v) from the spilled model, %d (%v) from the model in memory", cn, name, o, got.Len(), errG, want.Len(), errW)
+					}
 				}
 			}
-		}
-		for _, o := range []OTLPOptions{{Samples: true, Host: "h", Version: "v"}, {Samples: true, From: c.mem.Start + (c.mem.End-c.mem.Start)/3, Partial: true}} {
-			want, errW := OTLP(c.rec, c.mem, o)
-			if errW != nil {
-				t.Fatalf("%s: OTLP: %v", c.name, errW)
-			}
-			wb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
-			for _, b := range []struct {
-				name string
-				m    *model.Model
-			}{{"SpilledOptions", m}, {"PushOptions", push.Model}} {
-				got, err := OTLP(c.rec, b.m, o)
-				if err != nil {
-					t.Fatalf("%s: OTLP: %v", c.name, err)
+			for _, o := range []OTLPOptions{{Samples: true, Host: "h", Version: "v"}, {Samples: true, From: c.mem.Start + (c.mem.End-c.mem.Start)/3, Partial: true}} {
+				want, errW := OTLP(c.rec, c.mem, o)
+				if errW != nil {
+					t.Fatalf("%s: OTLP: %v", cn, errW)
 				}
-				gb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
-				if !bytes.Equal(wb, gb) {
-					t.Errorf("%s: OTLP from=%d: %d bytes from the model built with %s, %d from the model in memory", c.name, o.From, len(gb), b.name, len(wb))
+				wb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+				for _, b := range []struct {
+					name string
+					m    *model.Model
+				}{{"SpilledOptions", m}, {"PushOptions", push.Model}} {
+					got, err := OTLP(c.rec, b.m, o)
+					if err != nil {
+						t.Fatalf("%s: OTLP: %v", cn, err)
+					}
+					gb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+					if !bytes.Equal(wb, gb) {
+						t.Errorf("%s: OTLP from=%d: %d bytes from the model built with %s, %d from the model in memory", cn, o.From, len(gb), b.name, len(wb))
+					}
 				}
 			}
-		}
-		for _, k := range []Kinds{Monitor, All} {
-			ws, wt := Totals(c.mem, k)
-			gs, gt := Totals(m, k)
-			if ws != gs || wt != gt {
-				t.Errorf("%s: Totals(%v): %d states %v from the spilled model, %d %v in memory", c.name, k, gs, gt, ws, wt)
+			for _, k := range []Kinds{Monitor, All} {
+				ws, wt := Totals(c.mem, k)
+				gs, gt := Totals(m, k)
+				if ws != gs || wt != gt {
+					t.Errorf("%s: Totals(%v): %d states %v from the spilled model, %d %v in memory", cn, k, gs, gt, ws, wt)
+				}
+				ws, wt = PProfTotals(c.mem, k)
+				gs, gt = PProfTotals(m, k)
+				if ws != gs || wt != gt {
+					t.Errorf("%s: PProfTotals(%v): %d states %v from the spilled model, %d %v in memory", cn, k, gs, gt, ws, wt)
+				}
 			}
-		}
-		for _, p := range []Profile{ProfileCPU, ProfileWall} {
-			ws, wt := SampleTotals(c.mem, p)
-			gs, gt := SampleTotals(m, p)
-			if ws != gs || wt != gt {
-				t.Errorf("%s: SampleTotals(%v): %d %v from the spilled model, %d %v in memory", c.name, p, gs, gt, ws, wt)
+			for _, p := range []Profile{ProfileCPU, ProfileWall} {
+				ws, wt := SampleTotals(c.mem, p)
+				gs, gt := SampleTotals(m, p)
+				if ws != gs || wt != gt {
+					t.Errorf("%s: SampleTotals(%v): %d %v from the spilled model, %d %v in memory", cn, p, gs, gt, ws, wt)
+				}
 			}
+			restore()
 		}
 	}
 	if !droppedSome {
@@ -178,7 +197,11 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 				tlRunBytes = 300
 				for _, m := range []*model.Model{sp.Model, mem} {
 					var got bytes.Buffer
+					// The spilled model's threads read by pieces of
+					// about 2 (eachPiece).
+					pieces := model.SetIvPiece(2)
 					errG := f.Write(&got, rec, m, o)
+					pieces()
 					if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want.Bytes(), got.Bytes()) {
 						t.Errorf("%s: %s %+v: %d bytes (%v) in runs (spilled model: %v), %d (%v) sorted in memory", path, name, o, got.Len(), errG, m == sp.Model, want.Len(), errW)
 					}

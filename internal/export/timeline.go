@@ -40,8 +40,8 @@ type tlEvent struct {
 }
 
 // timelineEvents makes the events of the intervals of kinds k and of
-// their edges, a thread at a time (its intervals read back by
-// Model.IntervalsOf), then the edges', and gives each to add with its key
+// their edges, a thread at a time (its intervals read back a piece at a
+// time: eachPiece), then the edges', and gives each to add with its key
 // (tlKey: at one timestamp, slices that end come first, then instants,
 // then slices that begin, so a thread's slices never appear to overlap and
 // an instant lands between them rather than inside; an empty slice's end
@@ -56,22 +56,24 @@ func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 		e.ts = key.ts
 		add(e, key)
 	}
-	var buf []model.Interval
+	var w model.IntervalWindow
 	for ti, t := range m.AllThreads() {
 		index[t.ID] = ti
-		ivs := m.IntervalsOf(t, &buf)
-		for i := range ivs {
-			iv := &ivs[i]
-			if !k.Has(iv.Shown()) {
-				continue
+		eachPiece(m, t, &w, func(ivs []model.Interval, _ bool) int {
+			for i := range ivs {
+				iv := &ivs[i]
+				if !k.Has(iv.Shown()) {
+					continue
+				}
+				put(&tlEvent{kind: tlBegin, thread: ti, iv: iv}, tlKey{ts: iv.Start, phase: 2})
+				endPhase := uint8(0)
+				if iv.End == iv.Start {
+					endPhase = 2
+				}
+				put(&tlEvent{kind: tlEnd, thread: ti, iv: iv}, tlKey{ts: iv.End, phase: endPhase})
 			}
-			put(&tlEvent{kind: tlBegin, thread: ti, iv: iv}, tlKey{ts: iv.Start, phase: 2})
-			endPhase := uint8(0)
-			if iv.End == iv.Start {
-				endPhase = 2
-			}
-			put(&tlEvent{kind: tlEnd, thread: ti, iv: iv}, tlKey{ts: iv.End, phase: endPhase})
-		}
+			return 0
+		})
 	}
 	for i, ed := range m.AllEdges() {
 		e := &ed // a copy: the model's edges may be read back from the spill

@@ -942,17 +942,40 @@ func (m *Model) WindowOf(t *Thread, w *IntervalWindow) {
 // read by pieces, else the whole once. WindowOf's thread read once through
 // in the memory of a piece: a server's thread of an hour holds millions
 // (a whole Tomcat worker's were 490 MB). Not to be mixed with Cover.
-func (w *IntervalWindow) Next() ([]Interval, bool) {
+func (w *IntervalWindow) Next() ([]Interval, bool) { return w.NextKeeping(0) }
+
+// NextKeeping is Next that gives the last keep intervals of those it gave
+// last again, first: a reader's item that may go on into the next piece
+// (a java.util.concurrent acquire's parks: one contention) is read whole
+// at the next call, once Last says there is one. Read whole, there is no
+// next, and keep does not matter.
+func (w *IntervalWindow) NextKeeping(keep int) ([]Interval, bool) {
 	if !w.pieces {
 		ivs := w.ivs
 		w.ivs = nil
 		return ivs, ivs != nil
 	}
-	w.s.ivs = w.s.ivs[:0]
+	n := len(w.s.ivs)
+	keep = min(max(keep, 0), n)
+	w.s.ivs = w.s.ivs[:copy(w.s.ivs, w.s.ivs[n-keep:])]
 	if !w.s.more() {
+		w.s.ivs = w.s.ivs[:0]
 		return nil, false
 	}
 	return w.s.ivs, true
+}
+
+// ByPieces reports whether w reads its thread by pieces: else the first
+// Next gives them all.
+func (w *IntervalWindow) ByPieces() bool { return w.pieces }
+
+// Last reports whether the intervals Next gave last are the thread's
+// last ones: no call gives more.
+func (w *IntervalWindow) Last() bool {
+	if !w.pieces {
+		return true
+	}
+	return w.s.next == len(w.s.bs)
 }
 
 // Cover returns the thread's intervals from the from-th on, a window that

@@ -24,21 +24,23 @@ type pprofKey struct {
 
 // pprofBase is what the samples of one pprofKey share, the owner aside:
 // a contention in a convoy waits behind hundreds of owners, so the owner
-// is looked up in its base's own small map.
+// is looked up in its base's own short list. Its labels are made as its
+// first sample is written, not kept (labelsOf): a base each object a
+// thread parked on once (a server's hour of requests: millions) was a map
+// of labels, ~1 kB, until the thread's end.
 type pprofBase struct {
-	labels map[string][]string
+	t      *model.Thread
+	iv     model.Interval // its first interval: the labels' state, object and other thread
+	open   bool
 	locs   []*profile.Location
-	owners map[format.ThreadID]*pprofSample
+	owners []*pprofSample
 	head   []byte // pprofStream.sampleHead's, once a sample is written
-	// left: of a park in a java.util.concurrent lock's acquire, the
-	// threads that ended holding that lock (Model.LeftLockedOf).
-	left []model.LeftLocked
 }
 
 // pprofSample is one sample of the blocking profile until it is written.
 type pprofSample struct {
 	b     *pprofBase
-	owner map[string][]string // the owner's labels, nil for none
+	owner format.ThreadID // the owner it is blamed on, 0 for none
 	value [2]int64
 }
 
@@ -98,42 +100,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		if b := bases[key]; b != nil {
 			return b
 		}
-		b := &pprofBase{labels: map[string][]string{
-			"thread":       {t.Name},
-			"thread_id":    {t.ID.String()},
-			"state":        {iv.Shown().String()},
-			AttrThreadName: {t.Name},
-			AttrThreadID:   {t.ID.String()},
-		}, owners: map[format.ThreadID]*pprofSample{}}
-		if iv.Object != 0 {
-			b.labels["lock"] = []string{iv.Object.String()}
-			b.labels[AttrLockID] = []string{iv.Object.String()}
-			if c := m.ClassName(iv.Object); c != "" {
-				b.labels["class"] = []string{c}
-				b.labels[AttrLockClass] = []string{c}
-				if c == "java.lang.Class" {
-					if co := reader.ClassObject(rec.Classes, iv.Object, m.Class(iv.Object)); co != "" {
-						b.labels[AttrLockClassObject] = []string{format.JavaName(co)}
-					}
-				}
-			}
-			if iv.Acquire {
-				b.left = m.LeftLockedOf(iv.Object)
-			}
-		}
-		if lk := ivLockKind(iv); lk != "" {
-			b.labels[AttrLockKind] = []string{lk}
-		}
-		if c := cs.call(iv.Stack); c != "" {
-			b.labels["call"] = []string{c}
-		}
-		if open {
-			b.labels["open"] = []string{"true"}
-			b.labels[AttrStateOpen] = []string{"true"}
-		}
-		if a := otherAttr(iv.State); a != "" && iv.Other != 0 && iv.Shown() != model.Blocked {
-			b.labels[a] = []string{tn.name(iv.Other)}
-		}
+		b := &pprofBase{t: t, iv: *iv, open: open}
 		locs, ok := stackLocs[iv.Stack]
 		if !ok {
 			for _, f := range fs.stack(iv.Stack) {
@@ -145,8 +112,74 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		bases[key] = b
 		return b
 	}
+	// labelsOf makes the labels of b's samples.
+	labelsOf := func(b *pprofBase) map[string][]string {
+		t, iv := b.t, &b.iv
+		labels := map[string][]string{
+			"thread":       {t.Name},
+			"thread_id":    {t.ID.String()},
+			"state":        {iv.Shown().String()},
+			AttrThreadName: {t.Name},
+			AttrThreadID:   {t.ID.String()},
+		}
+		if iv.Object != 0 {
+			labels["lock"] = []string{iv.Object.String()}
+			labels[AttrLockID] = []string{iv.Object.String()}
+			if c := m.ClassName(iv.Object); c != "" {
+				labels["class"] = []string{c}
+				labels[AttrLockClass] = []string{c}
+				if c == "java.lang.Class" {
+					if co := reader.ClassObject(rec.Classes, iv.Object, m.Class(iv.Object)); co != "" {
+						labels[AttrLockClassObject] = []string{format.JavaName(co)}
+					}
+				}
+			}
+		}
+		if lk := ivLockKind(iv); lk != "" {
+			labels[AttrLockKind] = []string{lk}
+		}
+		if c := cs.call(iv.Stack); c != "" {
+			labels["call"] = []string{c}
+		}
+		if b.open {
+			labels["open"] = []string{"true"}
+			labels[AttrStateOpen] = []string{"true"}
+		}
+		if a := otherAttr(iv.State); a != "" && iv.Other != 0 && iv.Shown() != model.Blocked {
+			labels[a] = []string{tn.name(iv.Other)}
+		}
+		return labels
+	}
+	// ownerLabels makes the labels of a sample of b's blamed on owner
+	// (nil for none).
+	ownerLabels := func(b *pprofBase, owner format.ThreadID) map[string][]string {
+		switch owner {
+		case 0:
+			return nil
+		case otherOwners:
+			return map[string][]string{"owner": {otherOwnersLabel}, AttrLockOwnerName: {otherOwnersLabel}}
+		}
+		l := map[string][]string{"owner": {tn.full(owner)}, AttrLockOwnerID: {owner.String()}}
+		if n := tn.name(owner); n != "" {
+			l[AttrLockOwnerName] = []string{n}
+		}
+		// A park in a java.util.concurrent lock's acquire: the threads
+		// that ended holding that lock (Model.LeftLockedOf).
+		if b.iv.Object != 0 && b.iv.Acquire && leftLockedBy(m.LeftLockedOf(b.iv.Object), owner) {
+			l[AttrLockOwnerLeftLocked] = []string{"true"}
+		}
+		return l
+	}
+	find := func(b *pprofBase, owner format.ThreadID) *pprofSample {
+		for _, s := range b.owners {
+			if s.owner == owner {
+				return s
+			}
+		}
+		return nil
+	}
 	sample := func(b *pprofBase, owner format.ThreadID) *pprofSample {
-		if s := b.owners[owner]; s != nil {
+		if s := find(b, owner); s != nil {
 			return s
 		}
 		if len(b.owners) >= maxOwners {
@@ -155,25 +188,12 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			// samples: 1 000 threads queued on one monitor made a
 			// million, 1.7 GB). The rest goes to one sample.
 			owner = otherOwners
-			if s := b.owners[owner]; s != nil {
+			if s := find(b, owner); s != nil {
 				return s
 			}
 		}
-		s := &pprofSample{b: b}
-		switch owner {
-		case 0:
-		case otherOwners:
-			s.owner = map[string][]string{"owner": {otherOwnersLabel}, AttrLockOwnerName: {otherOwnersLabel}}
-		default:
-			s.owner = map[string][]string{"owner": {tn.full(owner)}, AttrLockOwnerID: {owner.String()}}
-			if n := tn.name(owner); n != "" {
-				s.owner[AttrLockOwnerName] = []string{n}
-			}
-			if leftLockedBy(b.left, owner) {
-				s.owner[AttrLockOwnerLeftLocked] = []string{"true"}
-			}
-		}
-		b.owners[owner] = s
+		s := &pprofSample{b: b, owner: owner}
+		b.owners = append(b.owners, s)
 		pending = append(pending, s)
 		return s
 	}
@@ -184,9 +204,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		for _, s := range pending {
 			b := s.b
 			if b.head == nil {
-				b.head = ps.sampleHead(nil, b.locs, b.labels)
+				b.head = ps.sampleHead(nil, b.locs, labelsOf(b))
 			}
-			ps.sample(b.head, s.value[:], s.owner)
+			ps.sample(b.head, s.value[:], ownerLabels(b, s.owner))
 		}
 		pending = pending[:0]
 	}

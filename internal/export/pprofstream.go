@@ -25,28 +25,19 @@ import (
 type pprofStream struct {
 	zw   *gzip.Writer
 	buf  []byte
-	strs map[string]int64
-	list []string
+	strs strTab
 	msg  []byte // a sample's room
 	err  error
 }
 
 func newPProfStream(w io.Writer) *pprofStream {
-	s := &pprofStream{zw: gzip.NewWriter(w), strs: map[string]int64{}}
+	s := &pprofStream{zw: gzip.NewWriter(w)}
 	s.str("") // index 0, as the format requires
 	return s
 }
 
 // str returns v's index in the string table, adding it at first sight.
-func (s *pprofStream) str(v string) int64 {
-	if i, ok := s.strs[v]; ok {
-		return i
-	}
-	i := int64(len(s.list))
-	s.strs[v] = i
-	s.list = append(s.list, v)
-	return i
-}
+func (s *pprofStream) str(v string) int64 { return s.strs.index(v) }
 
 // The fields of profile.proto (github.com/google/pprof/proto/profile.proto).
 const (
@@ -212,9 +203,9 @@ func (s *pprofStream) finish(p *profile.Profile) error {
 		s.buf = protowire.AppendVarint(s.buf, uint64(s.str(c)))
 	}
 	// Last: every string the fields above and the samples named.
-	for _, v := range s.list {
+	for n := range s.strs.len() {
 		s.buf = protowire.AppendTag(s.buf, ppStrings, protowire.BytesType)
-		s.buf = protowire.AppendString(s.buf, v)
+		s.buf = protowire.AppendBytes(s.buf, s.strs.bytes(n))
 		if len(s.buf) >= 64<<10 {
 			s.flush()
 		}

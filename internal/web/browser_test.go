@@ -1395,3 +1395,59 @@ func jsStrings(ss []string) string {
 	b, _ := json.Marshal(ss)
 	return string(b)
 }
+
+// TestBrowserManyLocks: the Locks view given more rows than a page draws
+// and than a call takes as arguments (an hour of a real Tomcat had 171 414
+// locks: Math.max over them all threw a RangeError, and the whole page
+// stayed blank). 200 000 rows, made in the page from the case's first
+// lock, go through the view's own setData and render: the first 500 of
+// them by the sort (most blocked first: the server's rank), a button for
+// 500 more, and a selected row past them drawn after it.
+func TestBrowserManyLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := fromTxtar(t, "../report/testdata/groups.txtar")
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/#v=locks")
+	waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+	rows := func() int {
+		return eval[int](t, ctx, `document.querySelectorAll('table.locks tbody tr:not(.more-rows)').length`)
+	}
+	made := eval[int](t, ctx, `(() => {
+		const v = orca.app.lockView;
+		const l0 = v.locks.find((l) => l.group == null);
+		const locks = [];
+		for (let i = 0; i < 200000; i++) locks.push({ ...l0, object: i.toString(16).toUpperCase().padStart(8, '0'), blocked: i + 1, rank: 199999 - i });
+		v.setData(locks, v.groups);
+		v.render();
+		return v.locks.length;
+	})()`)
+	if made != 200000+len(r.res.Model.Groups) {
+		t.Fatalf("%d rows in the view, want 200 000 and the case's %d groups", made, len(r.res.Model.Groups))
+	}
+	if n := rows(); n != 500 {
+		t.Errorf("%d rows drawn, want the first 500", n)
+	}
+	if first := eval[string](t, ctx, `document.querySelector('table.locks tbody tr code').textContent`); first != "00030D3F" {
+		t.Errorf("first row %q, want the most blocked, 00030D3F", first)
+	}
+	if b := eval[string](t, ctx, `document.querySelector('table.locks tr.more-rows').textContent`); !strings.Contains(b, "Show 500 more") || !strings.Contains(b, "500 of 200,003 shown") {
+		t.Errorf("the last row says %q", b)
+	}
+	within(t, ctx, 10*time.Second, "more", chromedp.Click(chromedp.CSS(`table.locks tr.more-rows button`)))
+	if n := rows(); n != 1000 {
+		t.Errorf("%d rows drawn after one click, want 1000", n)
+	}
+	// A selection past the rows drawn (a shared URL's) is drawn after the
+	// button.
+	kind := eval[string](t, ctx, `orca.app.lockView.locks.find((l) => l.group == null).kind`)
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { orca.app.state.lockSel = %q; orca.app.lockView.render(); return true; })()`, kind+":00000010"))
+	if n := rows(); n != 1001 {
+		t.Errorf("%d rows drawn with the 199 984th selected, want 1 000 and it", n)
+	}
+	if sel := eval[string](t, ctx, `document.querySelector('table.locks tr.more-rows + tr.selected code').textContent`); sel != "00000010" {
+		t.Errorf("the selected row drawn after the button is %q", sel)
+	}
+}

@@ -40,8 +40,13 @@ const isPark = (l) => l.kind.startsWith('blocker');
 // in a group's ("park group").
 const kindLabel = (k) => k.replace(/^\w+/, kindWord);
 
+// ROWS_STEP is how many rows of locks the table shows at first, and how
+// many more each click of its button.
+const ROWS_STEP = 500;
+
 export class Locks {
   constructor(app, root) {
+    this.rowsShown = ROWS_STEP;
     this.app = app;
     this.root = root;
     this.tbody = h('tbody');
@@ -79,8 +84,15 @@ export class Locks {
       waits: g.waits, waitTime: g.waitTime, notifies: g.notifies, notifyAlls: g.notifyAlls, acquires: 0,
     }));
     this.locks = rows;
-    this.maxBlocked = Math.max(1, ...rows.map((l) => l.blocked));
-    this.maxWait = Math.max(1, ...rows.map((l) => l.waitTime));
+    // A loop, not Math.max(...rows): an hour of a server has hundreds of
+    // thousands of rows, more arguments than a call takes (a RangeError
+    // that left the whole page blank).
+    this.maxBlocked = 1;
+    this.maxWait = 1;
+    for (const l of rows) {
+      this.maxBlocked = Math.max(this.maxBlocked, l.blocked);
+      this.maxWait = Math.max(this.maxWait, l.waitTime);
+    }
     // The model decides (Lock.Contended), as for orca report.
     const contended = rows.filter((l) => l.contended).length;
     const grouped = this.groups.reduce((n, g) => n + g.objects, 0);
@@ -102,6 +114,7 @@ export class Locks {
       class: (c.num ? 'num ' : '') + (c.key === key ? 'sorted ' + dir : '') + (c.cmp === null ? '' : ' sortable'), title: c.title,
       onclick: c.cmp === null ? null : () => {
         st.lockSort = `${c.key}:${c.key === key && dir === 'desc' ? 'asc' : c.key === key ? 'desc' : c.num ? 'desc' : 'asc'}`;
+        this.rowsShown = ROWS_STEP;
         this.app.changed();
         this.render();
       },
@@ -109,11 +122,19 @@ export class Locks {
     const col = COLUMNS.find((c) => c.key === key) || COLUMNS[3];
     const cmp = col.cmp || ((a, b) => a[col.key] - b[col.key]);
     const rows = [...this.locks].sort((a, b) => (dir === 'asc' ? cmp(a, b) : cmp(b, a)) || b.blocked - a.blocked || a.object.localeCompare(b.object));
+    // The first rowsShown rows, then a button for more, then the selected
+    // row when it is past them (a shared URL's): a table of every lock of
+    // an hour of a server (171 414 of Tomcat's) is more rows than a page
+    // draws.
+    const n = Math.min(rows.length, this.rowsShown);
+    const shown = rows.slice(0, n);
+    const at = st.lockSel ? rows.findIndex((l) => this.rowID(l) === st.lockSel) : -1;
+    if (at >= n) shown.push(rows[at]);
     const threads = this.app.threads;
     // The top owners' names: their rows asked, then drawn again.
-    const missing = rows.filter((l) => l.topOwner >= 0 && !threads[l.topOwner]).map((l) => l.topOwner);
+    const missing = shown.filter((l) => l.topOwner >= 0 && !threads[l.topOwner]).map((l) => l.topOwner);
     if (missing.length) this.app.loadThreads(missing).then(() => this.render(), (e) => this.app.error(e.message));
-    this.tbody.replaceChildren(...rows.map((l) => {
+    const trs = shown.map((l) => {
       const id = this.rowID(l);
       const [kind, object] = id.split(':');
       return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
@@ -131,7 +152,17 @@ export class Locks {
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.waitTime) / this.maxWait}%`, background: STATE_COLORS[isPark(l) ? 6 : 2] } }), l.waitTime ? fmtDur(l.waitTime) : ''),
         h('td', { class: 'num' }, l.notifies + l.notifyAlls ? fmtCount(l.notifies + l.notifyAlls) : ''),
         h('td', { class: 'num' }, l.acquires ? fmtCount(l.acquires) : ''));
-    }));
+    });
+    if (n < rows.length) {
+      const more = Math.min(ROWS_STEP, rows.length - n);
+      trs.splice(n, 0, h('tr', { class: 'more-rows' }, h('td', { colspan: COLUMNS.length },
+        h('button', { onclick: () => { this.rowsShown = n + more; this.render(); } }, `Show ${fmtCount(more)} more`),
+        h('span', { class: 'muted' }, ` ${fmtCount(n)} of ${fmtCount(rows.length)} shown`))));
+    }
+    // Appended one at a time: as many arguments as rows to one call
+    // would fail as Math.max did.
+    this.tbody.replaceChildren();
+    for (const tr of trs) this.tbody.append(tr);
     this.cue();
     if (st.lockSel) this.loadDetail(st.lockSel);
     else this.detail.replaceChildren(h('div', { class: 'panel-empty' }, h('h3', null, 'No lock selected'), h('p', null, 'Pick a lock in the table to see who held it while others waited, who waited, and where.')));

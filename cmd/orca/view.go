@@ -117,6 +117,10 @@ func runView(u ui, args []string) error {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	boundMemory()
+	// ORCA_REPORT_HEAPPROFILE and the others measure a viewer as they do a
+	// report (reportprof.go): its peaks, as it builds and as it serves.
+	prof := startReportProfile()
+	defer prof.stop()
 	loopback := web.IsLoopback(*addr)
 	// A token in the URL: 127.0.0.1 is every local user's, and the
 	// recording (0600) may be another user's that root views.

@@ -495,6 +495,11 @@ func newOTLPDict(old *profpb.ProfilesDictionary) *profpb.ProfilesDictionary {
 // from their start again, its dictionary's tables from empty.
 func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	b.rec, b.m, b.fs, b.tn = rec, m, newFrames(rec, m), newThreadNames(m)
+	// The hand-offs' windows are the last Model's (its locks' slices):
+	// not this one's, though its objects have the same ids.
+	if b.cont.hands != nil {
+		b.cont.hands.Reset()
+	}
 	b.dict = newOTLPDict(b.dict)
 	clear(b.strs)
 	b.strs[""] = 0

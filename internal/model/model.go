@@ -764,18 +764,7 @@ func (iv *Interval) ParkOwner() format.ThreadID {
 // between them), so an export that sums them per owner gives the report's
 // blame.
 func (m *Model) BlameSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan] {
-	return func(yield func(OwnerSpan) bool) {
-		switch {
-		case iv.State == Blocked:
-			for sp := range m.OwnerSpans(th, iv) {
-				if !yield(sp) {
-					return
-				}
-			}
-		case iv.Acquire:
-			m.ParkSpans(th, iv.Start, iv, yield)
-		}
-	}
+	return m.BlameSpansIn(nil, th, iv)
 }
 
 // ParkSpans yields whom thread th's park iv, in a java.util.concurrent
@@ -814,6 +803,15 @@ type handOffSlot struct {
 	w   handOffWindow
 }
 
+// Reset empties h for another Model's reader, its rooms kept.
+func (h *HandOffs) Reset() {
+	for i := range h.slots {
+		x := &h.slots[i]
+		x.ok, x.hs = false, nil
+		x.w.hs = nil
+	}
+}
+
 // ParkSpansIn is ParkSpans with the hand-offs read back into h's windows,
 // kept for the next park.
 func (m *Model) ParkSpansIn(h *HandOffs, th format.ThreadID, from format.Time, iv *Interval, yield func(OwnerSpan) bool) bool {
@@ -826,7 +824,7 @@ func (m *Model) ParkSpansIn(h *HandOffs, th format.ThreadID, from format.Time, i
 }
 
 // BlameSpansIn is BlameSpans with a park's hand-offs read back into h's
-// windows (ParkSpansIn).
+// windows (ParkSpansIn); nil h: a window of the park's own (ParkSpans).
 func (m *Model) BlameSpansIn(h *HandOffs, th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan] {
 	return func(yield func(OwnerSpan) bool) {
 		switch {
@@ -836,6 +834,8 @@ func (m *Model) BlameSpansIn(h *HandOffs, th format.ThreadID, iv *Interval) iter
 					return
 				}
 			}
+		case iv.Acquire && h == nil:
+			m.ParkSpans(th, iv.Start, iv, yield)
 		case iv.Acquire:
 			m.ParkSpansIn(h, th, iv.Start, iv, yield)
 		}

@@ -16,8 +16,9 @@ import (
 
 // reportProfile is orca report's profiling for measuring it (hidden, for
 // docs/streaming.md), and orca export's (its points PREFIX.build and
-// PREFIX.export) and orca view's (its peaks alone): ORCA_REPORT_CPUPROFILE=FILE writes a CPU profile of
-// the whole report; ORCA_REPORT_HEAPPROFILE=PREFIX writes the heap in use,
+// PREFIX.export) and orca view's (its peaks alone):
+// ORCA_REPORT_CPUPROFILE=FILE writes a CPU profile of the whole report;
+// ORCA_REPORT_HEAPPROFILE=PREFIX writes the heap in use,
 // after a collection, at three points: PREFIX.fold when the fold has read
 // the last chunk (before Finalize), PREFIX.build once the model is built,
 // PREFIX.report once the report is made; and PREFIX.peak-N each time the

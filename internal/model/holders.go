@@ -1799,18 +1799,33 @@ const parkSlotBits = 12
 // acquire, and hs, that lock's hand-offs (those about iv's time, when
 // some are in the spill: Model.handOffsOver).
 func (c *parkCursor) at(m *Model, iv *Interval) (int, []OwnerChange) {
+	return c.find(m, iv.Object, iv.Start, iv.End)
+}
+
+// find returns handOffAfter(hs, from) and hs, lock obj's hand-offs about
+// a park's stretch from from to end: those of its slot, when it holds
+// that lock and covers the stretch, else read (Model.handOffsOver).
+func (c *parkCursor) find(m *Model, obj format.ObjectID, from, end format.Time) (int, []OwnerChange) {
 	if c.slots == nil {
 		c.slots = make([]parkSlot, 1<<parkSlotBits)
 	}
-	x := &c.slots[(uint64(iv.Object)*0x9e3779b97f4a7c15)>>(64-parkSlotBits)]
-	if !x.ok || x.obj != iv.Object || !x.w.covers(iv.Start, iv.End) {
-		x.obj, x.ok = iv.Object, true
-		x.hs = m.handOffsOver(iv.Object, iv.Start, iv.End, &x.w)
-		x.i = handOffAfter(x.hs, iv.Start)
+	x := &c.slots[(uint64(obj)*0x9e3779b97f4a7c15)>>(64-parkSlotBits)]
+	if !x.ok || x.obj != obj || !x.w.covers(from, end) {
+		x.obj, x.ok = obj, true
+		x.hs = m.handOffsOver(obj, from, end, &x.w)
+		x.i = handOffAfter(x.hs, from)
 	} else {
-		x.i = handOffFrom(x.hs, x.i, iv.Start)
+		x.i = handOffFrom(x.hs, x.i, from)
 	}
 	return x.i, x.hs
+}
+
+// reset empties c for another Model's reader, the slots' rooms kept.
+func (c *parkCursor) reset() {
+	for i := range c.slots {
+		x := &c.slots[i]
+		x.ok, x.hs, x.w.hs = false, nil, nil
+	}
 }
 
 // handOffFrom is handOffAfter(hs, t) found from i, where it usually is or

@@ -779,48 +779,25 @@ func (m *Model) ParkSpans(th format.ThreadID, from format.Time, iv *Interval, yi
 }
 
 // HandOffs keeps the locks' hand-offs a reader of every park read back
-// last (ParkSpansIn, BlameSpansIn): a few locks' windows, the next park on
-// one of them most often within its window (a thread's parks come in
-// order of time). ParkSpans reads a window of each park's lock anew: an
-// export of an hour of Tomcat spent 178 of its 480 CPU-s reading and
+// last (ParkSpansIn, BlameSpansIn), and where each park found its place in
+// them: the holders' pass's cursor (parkCursor), the next park on a lock
+// most often within the window read for the last (a thread's parks come
+// in order of time). ParkSpans reads a window of each park's lock anew:
+// an export of an hour of Tomcat spent 178 of its 480 CPU-s reading and
 // allocating them. The zero HandOffs is empty; one reader's, for one
 // Model.
 type HandOffs struct {
-	slots [handOffSlots]handOffSlot
-}
-
-// handOffSlots is how many locks' windows a HandOffs keeps (a lock's slot
-// by a hash of its object, handOffSlotBits of it).
-const (
-	handOffSlotBits = 4
-	handOffSlots    = 1 << handOffSlotBits
-)
-
-type handOffSlot struct {
-	obj format.ObjectID
-	ok  bool
-	hs  []OwnerChange
-	w   handOffWindow
+	pc parkCursor
 }
 
 // Reset empties h for another Model's reader, its rooms kept.
-func (h *HandOffs) Reset() {
-	for i := range h.slots {
-		x := &h.slots[i]
-		x.ok, x.hs = false, nil
-		x.w.hs = nil
-	}
-}
+func (h *HandOffs) Reset() { h.pc.reset() }
 
 // ParkSpansIn is ParkSpans with the hand-offs read back into h's windows,
 // kept for the next park.
 func (m *Model) ParkSpansIn(h *HandOffs, th format.ThreadID, from format.Time, iv *Interval, yield func(OwnerSpan) bool) bool {
-	x := &h.slots[(uint64(iv.Object)*0x9e3779b97f4a7c15)>>(64-handOffSlotBits)]
-	if !x.ok || x.obj != iv.Object || !x.w.covers(from, iv.End) {
-		x.obj, x.ok = iv.Object, true
-		x.hs = m.handOffsOver(iv.Object, from, iv.End, &x.w)
-	}
-	return parkSpans(th, from, iv.End, iv.ParkOwner(), x.hs, yield)
+	i, hs := h.pc.find(m, iv.Object, from, iv.End)
+	return parkSpansAt(th, i, from, iv.End, iv.ParkOwner(), hs, yield)
 }
 
 // BlameSpansIn is BlameSpans with a park's hand-offs read back into h's

@@ -402,8 +402,10 @@ type chainWalk struct {
 	// ends: by thread, the end of each block of its intervals (find).
 	ends [][]format.Time
 	// at: ChainAt's answer, taken at the walk's one emit instead of a
-	// credit.
-	at *Path
+	// credit; instant: its instant, around which it reads the threads'
+	// intervals (intervals).
+	at      *Path
+	instant format.Time
 }
 
 // lock walks lock li's union spans ss (its spans' tails, as its waiters
@@ -672,6 +674,16 @@ func (w *chainWalk) intervals(xi int32) []model.Interval {
 	}
 	if !w.read[xi] {
 		var buf []model.Interval
+		if w.at != nil {
+			// ChainAt: the walk of one instant reads the intervals that
+			// hold it, a block of the spill's or two, not the thread.
+			ivs, _, err := w.m.ReadIntervalsAt(t, w.instant, nil)
+			if err != nil {
+				panic(&model.SpillError{Err: err})
+			}
+			w.ivs[xi], w.read[xi] = ivs, true
+			return ivs
+		}
 		w.ivs[xi], w.read[xi] = w.m.IntervalsOf(t, &buf), true
 	}
 	return w.ivs[xi]
@@ -905,7 +917,7 @@ func ChainAt(m *model.Model, th format.ThreadID, at format.Time) Path {
 	var p Path
 	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, m.NumThreads()), on: make([]int32, m.NumThreads()),
 		ends: make([][]format.Time, m.NumThreads()), accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}},
-		child: map[pathKey]int32{}, at: &p}
+		child: map[pathKey]int32{}, at: &p, instant: at}
 	for i, t := range m.AllThreads() {
 		w.idx[t.ID] = int32(i)
 	}

@@ -384,9 +384,15 @@ func decodeIvs(dst []Interval, p []byte, skip, want int) (_ []Interval, err erro
 	for i := 0; i < len(p) && want != 0; {
 		var u uint64
 		u, i = uvAt(p, i)
-		if u > uint64(len(p)-i)/ivPackMin {
+		grow := u
+		if want >= 0 {
+			grow = min(u, uint64(want))
+		}
+		if grow > uint64(len(p)-i)/ivPackMin {
 			// More than the bytes left hold: dst is grown by the
-			// count at once (a run), not as the intervals decode.
+			// count at once (a run), not as the intervals decode. Of
+			// a run's first few (want), the bytes may be the run's
+			// start alone (Model.blockStart).
 			return dst, errIvs
 		}
 		n := int(u)

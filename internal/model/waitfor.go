@@ -54,6 +54,10 @@ func waitee(iv *Interval, owner format.ThreadID) format.ThreadID {
 // states around it are skipped.
 func (t *Thread) IntervalAt(at format.Time) int { return t.intervalAt(t.Intervals, at) }
 
+// IntervalAtIn is IntervalAt in ivs, a window of t's intervals that holds
+// every one that holds at (Model.ReadIntervalsAt): an index in ivs.
+func (t *Thread) IntervalAtIn(ivs []Interval, at format.Time) int { return t.intervalAt(ivs, at) }
+
 // intervalAt is IntervalAt in ivs, t's intervals (Model.IntervalsOf).
 func (t *Thread) intervalAt(ivs []Interval, at format.Time) int {
 	if at < t.Start || at > t.End {
@@ -137,14 +141,17 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 	g := &WaitGraph{At: at}
 	var buf []Interval
 	for _, t := range m.AllThreads() {
-		var ivs []Interval
-		off := 0
-		if at >= t.End {
-			// At or past its end: in its open segments at the end, which
-			// its tail has (TailOf: no read of the spill).
-			ivs, off = m.TailOf(t, &buf)
-		} else {
-			ivs = m.IntervalsOf(t, &buf)
+		if at < t.Start || at > t.End {
+			continue // not alive: nothing read
+		}
+		// The intervals around at (at its end, its tail: its open
+		// segments), not the thread's whole.
+		ivs, off, err := m.ReadIntervalsAt(t, at, buf)
+		if err != nil {
+			panic(&SpillError{err})
+		}
+		if m.dropped {
+			buf = ivs // its room, for the next; else t.Intervals
 		}
 		k := t.intervalAt(ivs, at)
 		if k < 0 {

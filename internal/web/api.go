@@ -369,8 +369,7 @@ func (s *site) interval(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ivs := s.d.intervalsOf(ti)
-	iv := ivs[k]
+	iv := s.d.interval(ti, k)
 	out := intervalJSON{
 		Thread: ti, Index: k, State: iv.Shown().String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
 		Since: s.d.rel(iv.Since), Open: iv.Open, Other: -1, Stack: int(iv.Stack),
@@ -412,15 +411,15 @@ func (s *site) interval(r *http.Request) (any, error) {
 			lock.Kind = model.JUCLock
 		}
 		var dg *model.Doing
-		s.d.locked(func() { spans = slices.Collect(s.d.m.BlameSpans(t.ID, &ivs[k])) })
+		s.d.locked(func() { spans = slices.Collect(s.d.m.BlameSpans(t.ID, &iv)) })
 		holders := map[format.ThreadID]bool{}
 		for _, sp := range spans {
 			holders[sp.Owner] = true
 		}
 		// Its own hand-off (a park's unparked by the releaser): released.
 		var hand []model.OwnerSpan
-		if from, ok := ivs[k].HandOff(); ok {
-			hand = append(hand, model.OwnerSpan{Start: from, End: ivs[k].End})
+		if from, ok := iv.HandOff(); ok {
+			hand = append(hand, model.OwnerSpan{Start: from, End: iv.End})
 		}
 		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingIn(lock, spans, hand) })
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
@@ -432,7 +431,7 @@ func (s *site) interval(r *http.Request) (any, error) {
 	}
 	if iv.State == model.Blocked {
 		s.d.locked(func() {
-			for sp := range s.d.m.OwnerSpans(t.ID, &ivs[k]) {
+			for sp := range s.d.m.OwnerSpans(t.ID, &iv) {
 				if out.OwnersTotal++; len(out.Owners) < maxOwnerSpans {
 					out.Owners = append(out.Owners, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
 						Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})

@@ -95,7 +95,8 @@ func (s *site) chain(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	iv := &d.intervalsOf(ti)[k]
+	ivk := d.interval(ti, k)
+	iv := &ivk
 	// The instant, within the interval and the thread's life (an open
 	// interval's end is the recording's).
 	lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
@@ -126,10 +127,10 @@ func (s *site) chain(r *http.Request) (any, error) {
 			j.Object, j.Class = l.Object.String(), d.objectClass(l.Object)
 		}
 		if j.Thread >= 0 {
-			ivs := d.intervalsOf(j.Thread)
+			ivs, from := d.intervalsAt(j.Thread, at)
 			if i := intervalIn(ivs, at); i >= 0 {
 				x := &ivs[i]
-				j.Interval, j.State, j.Frames = i, x.Shown().String(), d.stackFrames(x.Stack)
+				j.Interval, j.State, j.Frames = from+i, x.Shown().String(), d.stackFrames(x.Stack)
 				j.Start, j.End, j.Since = d.rel(x.Start), d.rel(x.End), d.rel(x.Since)
 			}
 		}
@@ -137,17 +138,17 @@ func (s *site) chain(r *http.Request) (any, error) {
 	}
 	out.Root = chainRootJSON{threadRefJSON: ref(p.Root), State: p.RootState, Interval: -1, Frames: []frameJSON{}}
 	if ri := out.Root.Thread; ri >= 0 {
-		th := d.threadWith(ri)
-		ivs := th.Intervals
+		th := d.m.ThreadAt(ri)
+		ivs, from := d.intervalsAt(ri, at)
 		if i := intervalIn(ivs, at); i >= 0 {
 			x := &ivs[i]
-			out.Root.Interval, out.Root.Shown, out.Root.Frames = i, x.Shown().String(), d.stackFrames(x.Stack)
+			out.Root.Interval, out.Root.Shown, out.Root.Frames = from+i, x.Shown().String(), d.stackFrames(x.Stack)
 			out.Root.Start, out.Root.End, out.Root.Since = d.rel(x.Start), d.rel(x.End), d.rel(x.Since)
 			if x.Object != 0 {
 				out.Root.Object, out.Root.Class = x.Object.String(), d.objectClass(x.Object)
 			}
 		} else if at >= th.Start && at < th.End && hasSplit(th) {
-			out.Root.Run = runStretch(d, th, at)
+			out.Root.Run = runStretch(d, d.runOf(ri), ivs, at)
 		}
 	}
 	return out, nil
@@ -156,8 +157,10 @@ func (s *site) chain(r *http.Request) (any, error) {
 // runStretch is thread t's stretch of runnable time around at (no
 // interval there): between its intervals, cut at its scheduler times as
 // the timeline cuts it (runPieces), with the model's split.
-func runStretch(d *data, t *model.Thread, at format.Time) *chainRunJSON {
-	a, b, ivs := t.Start, t.End, t.Intervals
+// ivs is a window of t's intervals that holds the first that ends after
+// at and the one before it (data.intervalsAt).
+func runStretch(d *data, t *model.Thread, ivs []model.Interval, at format.Time) *chainRunJSON {
+	a, b := t.Start, t.End
 	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
 	if i > 0 {
 		a = max(a, ivs[i-1].End)

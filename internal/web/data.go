@@ -305,9 +305,44 @@ func (d *data) edgesTo(ti int) []model.Edge {
 	return edges
 }
 
-// intervalsOf returns thread ti's intervals (threadWith), not to be
-// changed.
-func (d *data) intervalsOf(ti int) []model.Interval { return d.threadWith(ti).Intervals }
+// intervalsAt returns a window of thread ti's intervals around instant at
+// (model.ReadIntervalsAt: those that hold it, the first that ends after it
+// and the one before), not to be changed, and the index of its first
+// among the thread's: of a model built with Options.DropIntervals, the
+// spill's blocks that hold them, not the thread (a Tomcat worker of an
+// hour, 3.17 M intervals, was read whole at each click). A spill that
+// cannot be read panics with its *model.SpillError, as threadWith.
+func (d *data) intervalsAt(ti int, at format.Time) ([]model.Interval, int) {
+	if !d.m.IntervalsDropped() {
+		return d.m.ThreadAt(ti).Intervals, 0
+	}
+	ivs, from, err := d.m.ReadIntervalsAt(d.m.ThreadAt(ti), at, nil)
+	if err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	return ivs, from
+}
+
+// intervalAt returns thread ti's interval at instant at
+// (model.Thread.IntervalAt) and its index, -1 when it has none then.
+func (d *data) intervalAt(ti int, at format.Time) (model.Interval, int) {
+	ivs, from := d.intervalsAt(ti, at)
+	if k := d.m.ThreadAt(ti).IntervalAtIn(ivs, at); k >= 0 {
+		return ivs[k], from + k
+	}
+	return model.Interval{}, -1
+}
+
+// interval returns thread ti's k-th interval (0 <= k < its
+// model.IntervalCount): of a model built with Options.DropIntervals, read
+// back from the spill's block that holds it (model.ReadInterval).
+func (d *data) interval(ti, k int) model.Interval {
+	iv, err := d.m.ReadInterval(d.m.ThreadAt(ti), k)
+	if err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	return iv
+}
 
 // withIntervals runs f, with d.modelMu held, while the threads keep
 // accepts have their Thread.Intervals and Samples set (read back from the

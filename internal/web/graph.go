@@ -77,13 +77,12 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 		if _, ok := index[key]; ok {
 			return key
 		}
-		t := d.threadWith(i) // with its intervals, for IntervalAt
+		t := d.m.ThreadAt(i)
 		n := nodeJSON{ID: key, Kind: "thread", Thread: i, Name: t.Name, State: "not alive", Interval: -1, JDK: d.jdkThread[i]}
 		if T >= t.Start && T <= t.End && !(t.Ended && T == t.End) {
 			n.State = "runnable"
 		}
-		if k := t.IntervalAt(T); k >= 0 {
-			iv := t.Intervals[k]
+		if iv, k := d.intervalAt(i, T); k >= 0 {
 			n.State, n.Since, n.Stack, n.Interval = iv.Shown().String(), d.rel(iv.Since), int(iv.Stack), k
 			n.BeforeAttach = d.m.BeforeStart(iv.Since)
 			if iv.Object != 0 {
@@ -128,7 +127,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			p.nodes = append(p.nodes, lk)
 			// Named by the state the thread is shown in: blocked for a
 			// park in a j.u.c. lock's acquire, as on the timeline.
-			p.edges = append(p.edges, edge(from, lk, d.intervalsOf(d.threadIndex(w.Thread))[w.Interval].Shown().String()))
+			p.edges = append(p.edges, edge(from, lk, out.Nodes[index[from]].State))
 			if w.For != 0 {
 				p.edges = append(p.edges, edge(lk, threadNode(w.For), "owner"))
 			}

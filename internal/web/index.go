@@ -927,6 +927,25 @@ func (d *data) readBack(t *model.Thread) *model.Thread {
 	return &h
 }
 
+// runOf is thread ti with its samples, scheduler times and windows
+// (RunIn reads them), not its intervals: of a model built with
+// Options.DropIntervals, a copy with those read back from the spill
+// (readBack's but the intervals); a spill that cannot be read panics with
+// its *model.SpillError.
+func (d *data) runOf(ti int) *model.Thread {
+	t := d.m.ThreadAt(ti)
+	if !d.m.IntervalsDropped() {
+		return t
+	}
+	h := *t
+	var smp []model.Sample
+	h.Samples = d.m.SamplesOf(t, &smp)
+	if err := d.m.ReadRun(t, &h); err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	return &h
+}
+
 // bodyRecorder writes an answer to w as the handler writes it, not held
 // (the index's build asks the handlers); an error's body (a status other
 // than 200 set first) it keeps, for the message.

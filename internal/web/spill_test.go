@@ -42,6 +42,10 @@ func TestSpillAnswers(t *testing.T) {
 	// the threads' intervals) is read back by these answers too, not
 	// only what one seal at the end wrote.
 	defer model.SetSealEveryEvent()()
+	// Blocks of at most 3 intervals: an interval at an instant, or the
+	// k-th, is read from the blocks that hold it (model.ReadIntervalsAt,
+	// ReadInterval), found by a search of many.
+	defer model.SetIvBlockMax(3)()
 	compared, dropped, edges := 0, 0, 0
 	for name, prefix := range prefixes {
 		rec, err := reader.Open(prefix)
@@ -114,10 +118,16 @@ func spillURLs(m *model.Model) []string {
 		"/api/deadlocks", "/api/edges", "/api/flame", "/api/flame?states=blocked,waiting,parked,sleeping,joining,acquiring,idle",
 		"/api/flame?jdk=1", "/api/flame/samples", "/api/flame/samples?kind=all"}
 	names := map[string]bool{}
+	graphs := 0
 	for i, t := range m.Threads {
 		u = append(u, fmt.Sprintf("/api/threads/%d", i))
-		for k := range t.Intervals[:min(len(t.Intervals), 60)] {
+		for k, iv := range t.Intervals[:min(len(t.Intervals), 60)] {
 			u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, k), fmt.Sprintf("/api/chain/%d/%d", i, k))
+			if iv.State.Waits() && k >= 3 && graphs < 40 && iv.End > iv.Start {
+				// The graph in a wait past the thread's first blocks.
+				graphs++
+				u = append(u, fmt.Sprintf("/api/waitfor?t=%d", int64(iv.Start+(iv.End-iv.Start)/2-m.Start)))
+			}
 		}
 		u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, len(t.Intervals)))
 		if n := strings.Fields(t.Name); len(n) > 0 && !names[n[0]] && len(names) < 4 {

@@ -170,3 +170,90 @@ func (m *Model) ReadInterval(t *Thread, k int) (Interval, error) {
 	}
 	return ivs[k-x.first[j]], nil
 }
+
+// EachIntervalIn calls fn with t's intervals over [a, b), every one that
+// ends after a and begins before b, in order, with others around them
+// (the spill's blocks that hold them are read whole): a run of blocks at
+// a time, about a piece of intervals (ivPiece), and the index of each
+// run's first among the thread's; it stops when fn returns false. Of a
+// Model built with Options.DropIntervals, it reads those blocks alone,
+// found by a search of their first starts (ReadIntervalsAt), in the
+// memory of a run: a tile of the viewer's cut from the model (a lock's
+// highlight) or a lane's kept tile cut again read a Tomcat poller of an
+// hour (11.6 M intervals, 839 MB) whole. Of a thread not in order or a
+// Model that keeps them, fn has the whole once. Any number of goroutines
+// may call it at once; a failed read is its error.
+func (m *Model) EachIntervalIn(t *Thread, a, b format.Time, fn func(ivs []Interval, from int) bool) error {
+	if !m.dropped {
+		fn(t.Intervals, 0)
+		return nil
+	}
+	if !m.blocked(t) {
+		ivs, err := m.ReadIntervals(t, nil)
+		if err == nil {
+			fn(ivs, 0)
+		}
+		return err
+	}
+	x := ivBlocksOf(t)
+	var room []byte
+	starts := make([]format.Time, len(x.bs)) // the blocks' first starts, read as searched
+	known := make([]bool, len(x.bs))
+	var serr error
+	start := func(i int) format.Time {
+		if !known[i] && serr == nil {
+			starts[i], serr = m.blockStart(x.bs[i], &room)
+			known[i] = true
+		}
+		return starts[i]
+	}
+	// lo: the block of the last interval that begins by a, or one before
+	// it that holds an interval that ends after a.
+	lo := max(sort.Search(len(x.bs), func(i int) bool { return serr != nil || start(i) > a })-1, 0)
+	if serr != nil {
+		return serr
+	}
+	var buf []Interval
+	for {
+		ivs, err := m.readBlocks(&x, lo, lo, buf, &room)
+		if err != nil {
+			return err
+		}
+		buf = ivs
+		if lo == 0 || len(ivs) == 0 || ivs[0].End <= a {
+			break
+		}
+		lo--
+	}
+	for i := lo; i < len(x.bs); {
+		if i > lo && start(i) >= b {
+			break // begins at or after b, and every block after it
+		}
+		if serr != nil {
+			return serr
+		}
+		// A run: blocks from i, about a piece of intervals, none that
+		// begins at or after b.
+		j, n := i+1, x.bs[i].c
+		for j < len(x.bs) && n+x.bs[j].c <= int64(ivPiece) {
+			if start(j) >= b {
+				break
+			}
+			n += x.bs[j].c
+			j++
+		}
+		if serr != nil {
+			return serr
+		}
+		ivs, err := m.readBlocks(&x, i, j-1, buf, &room)
+		if err != nil {
+			return err
+		}
+		buf = ivs
+		if !fn(ivs, x.first[i]) {
+			return nil
+		}
+		i = j
+	}
+	return nil
+}

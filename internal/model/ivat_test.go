@@ -14,9 +14,11 @@ import (
 // instant the interval the whole holds there (IntervalAt's answer the
 // same, at its place less the window's), the first that ends after it and
 // the one before that, and no more than a few blocks; ReadInterval gives
-// every interval as the whole has it. The intervals are in chunks of
+// every interval as the whole has it; EachIntervalIn gives every one
+// over a range, in runs of the thread's of about a piece. The intervals are in chunks of
 // random sizes, blocks grown to ivBlockMax or cut by another kind's, with
-// runs of zero-length intervals and long ones. Fails without the block
+// runs of zero-length intervals and long ones, and open ones nested at
+// the end over several blocks. Fails without the block
 // before (an interval that holds the instant in it, or the one before
 // the first that ends after it), without the block after, or with the
 // search's block one off.
@@ -50,6 +52,19 @@ func TestReadIntervalsAt(t *testing.T) {
 		if rng.Intn(2) == 0 {
 			s.addTo(&other.spill, spillSmp, make([]byte, 1+rng.Intn(100)))
 		}
+	}
+	// The open segments at the end: nested states, each begun before the
+	// next, all ending at the thread's end, over several blocks.
+	end := at + 1000
+	for c := range 3 {
+		var ivs []Interval
+		for i := range 12 {
+			st := at + format.Time(30*(12*c+i))
+			ivs = append(ivs, Interval{Start: st, End: end, Since: st, State: Waiting, Open: true})
+		}
+		s.addCount(&th.spill, spillIvs, appendIvChunk(nil, ivs), int64(len(ivs)))
+		s.addTo(&other.spill, spillSmp, make([]byte, 10))
+		all = append(all, ivs...)
 	}
 	if err := s.flush(); err != nil {
 		t.Fatal(err)
@@ -88,8 +103,50 @@ func TestReadIntervalsAt(t *testing.T) {
 				t.Fatalf("at %d: interval %d (the first that ends after it: %d) not in the window [%d, %d)", a, j, i, from, from+len(ivs))
 			}
 		}
-		if a < th.End && len(ivs) > 3*ivBlockMax {
+		if a < th.End && len(ivs) > 3*ivBlockMax+3*12 { // the nested ones at the end too
 			t.Fatalf("at %d: %d intervals read", a, len(ivs))
+		}
+	}
+	// EachIntervalIn over ranges: runs of the thread's, in order, each
+	// once, of at most a piece and a block, holding every interval over
+	// the range.
+	defer SetIvPiece(50)()
+	for q := range 3000 {
+		a := th.Start - 10 + format.Time(rng.Int63n(int64(th.End-th.Start+20)))
+		b := a + format.Time(rng.Intn(3)*rng.Intn(2000))
+		if q%50 == 0 {
+			a, b = th.Start-10, th.End+10 // the whole
+		}
+		next := -1
+		var got []Interval
+		err := m.EachIntervalIn(th, a, b, func(ivs []Interval, from int) bool {
+			if next >= 0 && from != next {
+				t.Fatalf("[%d, %d): a run from %d after one that ended at %d", a, b, from, next)
+			}
+			if len(ivs) > ivPiece+2*ivBlockMax+3*12 {
+				t.Fatalf("[%d, %d): a run of %d intervals", a, b, len(ivs))
+			}
+			if from+len(ivs) > len(all) || !slices.Equal(ivs, all[from:from+len(ivs)]) {
+				t.Fatalf("[%d, %d): the run [%d, %d) is not the thread's", a, b, from, from+len(ivs))
+			}
+			if next < 0 {
+				next = from
+				got = append(got, make([]Interval, from)...) // before the first run: none wanted
+			}
+			got = append(got, ivs...)
+			next = from + len(ivs)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range all {
+			if all[i].End > a && all[i].Start < b && i >= len(got) {
+				t.Fatalf("[%d, %d): interval %d [%d, %d) not given (runs to %d)", a, b, i, all[i].Start, all[i].End, len(got))
+			}
+			if all[i].End > a && all[i].Start < b && got[i] != all[i] {
+				t.Fatalf("[%d, %d): interval %d not given", a, b, i)
+			}
 		}
 	}
 	for k := range all {

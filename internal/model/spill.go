@@ -834,6 +834,10 @@ func SetIvBlockMax(n int) (restore func()) {
 	return func() { ivBlockMax = old }
 }
 
+// ByPieces reports whether WindowOf reads t by pieces (byPieces):
+// nothing read.
+func (m *Model) ByPieces(t *Thread) bool { return m.byPieces(t) }
+
 // byPieces reports whether the holders' passes read t's intervals by
 // pieces (ivStream): a Model that dropped them (Options.DropIntervals,
 // its spill whole), t's more than ivPiece and in order.

@@ -123,11 +123,19 @@ func (fa *flameAcc) wants(ti int, t *model.Thread) bool {
 
 // add sums thread t (with its intervals), one that wants.
 func (fa *flameAcc) add(t *model.Thread) {
+	if fa.addPiece(t) {
+		fa.out.Threads++
+	}
+}
+
+// addPiece sums thread t with its intervals, or some of them (a thread
+// read by pieces: each piece a copy of t with those), and reports
+// whether any was summed: the thread counts once.
+func (fa *flameAcc) addPiece(t *model.Thread) bool {
 	// The model sums the time per stack (the one fold, as the collapsed
 	// export's); done builds the tree of frames from the sums.
 	by, intervals, threads := (&model.View{Model: fa.d.m, Threads: []*model.Thread{t}}).StackTime(fa.q)
 	fa.out.Intervals += intervals
-	fa.out.Threads += threads
 	for id, acc := range by {
 		if sum := fa.byStack[id]; sum != nil {
 			for st := range acc {
@@ -137,6 +145,7 @@ func (fa *flameAcc) add(t *model.Thread) {
 			fa.byStack[id] = acc
 		}
 	}
+	return threads > 0
 }
 
 // done is the flame graph of the threads summed.

@@ -528,6 +528,178 @@ type tileAcc struct {
 	l       lanes
 }
 
+// levelAcc is a level's tiles kept whole, gathered as the index is built.
+type levelAcc struct {
+	level int
+	tiles []tileAcc
+}
+
+// dropFinest gives up the finest of levels, whose segments and pieces
+// held counts, and returns the others.
+func dropFinest(levels []*levelAcc, held *int) []*levelAcc {
+	last := levels[len(levels)-1]
+	for _, ta := range last.tiles {
+		*held -= len(ta.l.segs) + len(ta.l.runs)
+	}
+	// Let it go: the slice's array held every level given up (c5G-slow5:
+	// 0.5 GB of segments and pieces at the end).
+	levels[len(levels)-1] = nil
+	return levels[:len(levels)-1]
+}
+
+// lanePieces is the index's build of thread ti, t, of more intervals than
+// a piece (model.Model.ByPieces), read by pieces (win): its overviews'
+// sums (ovs), the flame graph's (fa), its lane written to w with its kept
+// tiles of keptLevels (coarsest first) and its lanes of the levels' tiles,
+// each cut as its intervals come (levelCut); it returns its lane record.
+// A thread read whole (writeLane, writeKept) keeps its tiles of any
+// level over which it has more than laneKeepMin records; this one those
+// of the levels of at most indexMaxTiles tiles alone (the levels whose
+// tiles it cuts: a finer tile spans less than the recording's
+// 1/indexMaxTiles, cut from the lane when asked).
+func (d *data) lanePieces(w *posWriter, ti int, t *model.Thread, win *model.IntervalWindow, ovs []*overviewAcc, fa *flameAcc,
+	levels []*levelAcc, keptLevels []int, held *int) []byte {
+	h := d.runOf(ti)
+	split := hasSplit(h)
+	origin, dur := d.m.Start, d.m.End-d.m.Start
+	for _, a := range ovs {
+		a.life(h)
+	}
+	wants := fa.wants(ti, h)
+	used := false
+	// The kept tiles, written after the lane's columns: their segments
+	// and pieces as writeKept writes them, by level.
+	type keptTile struct {
+		k          int64
+		b          []byte
+		segs, runs int
+	}
+	kept := map[int][]keptTile{}
+	le := binary.LittleEndian
+	keep := func(level int, k int64, segs []segment, runs []runPiece) {
+		var b []byte
+		for _, sg := range segs {
+			b = le.AppendUint64(b, uint64(sg.start-origin))
+			b = le.AppendUint64(b, uint64(sg.end-origin))
+			b = le.AppendUint32(b, sg.first)
+			b = le.AppendUint32(b, sg.n)
+			b = append(b, sg.state)
+		}
+		for _, r := range runs {
+			for _, v := range []format.Time{r.start - origin, r.end - origin, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
+				b = le.AppendUint64(b, uint64(v))
+			}
+		}
+		kept[level] = append(kept[level], keptTile{k, b, len(segs), len(runs)})
+	}
+	// The levels cut: those of the tiles kept whole, and those of kept
+	// tiles of at most indexMaxTiles tiles.
+	var cuts []*levelCut
+	reread := func(a0, a1 format.Time, add func(iv *model.Interval, i int)) {
+		err := d.m.EachIntervalIn(t, a0, a1, func(ivs []model.Interval, from int) bool {
+			for i := range ivs {
+				add(&ivs[i], from+i)
+			}
+			return true
+		})
+		if err != nil {
+			panic(&model.SpillError{Err: err})
+		}
+	}
+	start := func(lo format.Time) {
+		byLevel := map[int]*levelAcc{}
+		for _, la := range levels {
+			byLevel[la.level] = la
+		}
+		for _, l := range keptLevels { // the index's levels among them
+			la := byLevel[l]
+			keeps := dur/((format.Time(1)<<l)*TileWidth)+1 <= indexMaxTiles
+			if la == nil && !keeps {
+				continue
+			}
+			cuts = append(cuts, newLevelCut(l, h, split, origin, dur, lo, func(k int64, segs []segment, runs []runPiece, n int) {
+				if la != nil && len(segs)+len(runs) > 0 {
+					ta := &la.tiles[k]
+					ta.l.counts = append(ta.l.counts, uint32(len(segs)))
+					ta.l.runCounts = append(ta.l.runCounts, uint32(len(runs)))
+					ta.l.segs = append(ta.l.segs, segs...)
+					ta.l.runs = append(ta.l.runs, runs...)
+					ta.threads = append(ta.threads, int32(ti))
+					*held += len(segs) + len(runs)
+				}
+				if keeps && n > laneKeepMin {
+					keep(l, k, segs, runs)
+				}
+			}))
+			if la == nil {
+				// Kept tiles alone: those of more than laneKeepMin
+				// records cut once done, from their intervals read
+				// again.
+				c := cuts[len(cuts)-1]
+				c.keepMin, c.reread = laneKeepMin, reread
+			}
+		}
+	}
+	laneStart := w.n
+	ivs := ivColumn{c: colWriter{w: w}, origin: origin}
+	d.m.WindowOf(t, win)
+	gi := 0
+	var lastEnd format.Time
+	for p, ok := win.Next(); ok; p, ok = win.Next() {
+		if len(p) == 0 {
+			continue
+		}
+		if cuts == nil {
+			start(min(h.Start, p[0].Start))
+		}
+		for _, a := range ovs {
+			a.intervals(p)
+		}
+		if wants {
+			hp := *h
+			hp.Intervals = p
+			used = fa.addPiece(&hp) || used
+		}
+		ivs.add(p)
+		for i := range p {
+			for _, c := range cuts {
+				c.add(&p[i], gi+i)
+			}
+		}
+		gi += len(p)
+		lastEnd = p[len(p)-1].End
+	}
+	if cuts == nil {
+		start(h.Start)
+	}
+	for _, c := range cuts {
+		c.end(max(h.End, lastEnd))
+	}
+	if used {
+		fa.out.Threads++
+	}
+	return writeLaneRest(w, h, laneStart, &ivs, split, origin, func() (int64, int) {
+		var tab []byte
+		for _, l := range keptLevels {
+			ks := kept[l]
+			if len(ks) == 0 {
+				break // a finer level's tiles hold fewer
+			}
+			for _, kt := range ks {
+				tab = le.AppendUint32(tab, uint32(l))
+				tab = le.AppendUint32(tab, uint32(kt.k))
+				tab = le.AppendUint64(tab, uint64(w.n))
+				tab = le.AppendUint32(tab, uint32(kt.segs))
+				tab = le.AppendUint32(tab, uint32(kt.runs))
+				w.Write(kt.b)
+			}
+		}
+		off := w.n
+		w.Write(tab)
+		return off, len(tab) / keptBytes
+	})
+}
+
 // IndexStats say what building an index made.
 type IndexStats struct {
 	Levels   []int // kept, coarsest first
@@ -702,10 +874,6 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	for top < MaxLevel && dir.Duration/(int64(TileWidth)<<top) > 0 {
 		top++
 	}
-	type levelAcc struct {
-		level int
-		tiles []tileAcc
-	}
 	var levels []*levelAcc
 	// A few levels coarser than a single tile's too: the page's first
 	// screen asks the level whose pixels fit the whole in its width.
@@ -739,7 +907,19 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		laneRecs = laneRecs[:0]
 	}
 	dir.LaneData[0] = w.n
+	var win model.IntervalWindow
 	for ti, t := range d.m.AllThreads() {
+		if d.m.ByPieces(t) {
+			rec := d.lanePieces(w, ti, t, &win, ovs, fa, levels, keptLevels, &held)
+			stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
+			if laneRecs = append(laneRecs, rec...); len(laneRecs) == cap(laneRecs) {
+				putRecs()
+			}
+			for held > indexBudget && len(levels) > 1 {
+				levels = dropFinest(levels, &held)
+			}
+			continue
+		}
 		t = d.readThread(t)
 		for _, a := range ovs {
 			a.add(t, t.Intervals)
@@ -775,14 +955,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 			}
 		}
 		for held > indexBudget && len(levels) > 1 {
-			last := levels[len(levels)-1]
-			for _, ta := range last.tiles {
-				held -= len(ta.l.segs) + len(ta.l.runs)
-			}
-			// Let it go: the slice's array held every level given up
-			// (c5G-slow5: 0.5 GB of segments and pieces at the end).
-			levels[len(levels)-1] = nil
-			levels = levels[:len(levels)-1]
+			levels = dropFinest(levels, &held)
 		}
 	}
 	putRecs()

@@ -38,10 +38,16 @@ func TestIndexAnswers(t *testing.T) {
 		// threads' cut from their lanes, in one tile; the lane records
 		// put in place 3 at a time (laneRecBlock).
 		lean bool
+		// pieces: a thread of more than 40 intervals read by pieces of
+		// about 40 (model.SetIvPiece), its blocks of at most 16: its
+		// lane, overviews, flame graph and tiles of the levels kept whole
+		// cut as its intervals come (lanePieces, levelCut).
+		pieces bool
 	}
-	cases := []indexCase{{small, false}, {long, false}, {small, true}, {long, true}}
+	cases := []indexCase{{small, false, false}, {long, false, false}, {small, true, false}, {long, true, false},
+		{small, false, true}, {long, false, true}, {long, true, true}}
 	for _, f := range []string{"contention", "deadlock", "split"} {
-		cases = append(cases, indexCase{testrec.Files(t, "../report/testdata/"+f+".txtar"), false})
+		cases = append(cases, indexCase{testrec.Files(t, "../report/testdata/"+f+".txtar"), false, false})
 	}
 	defer func(b, k, r int) { indexBudget, laneKeepMin, laneRecBlock = b, k, r }(indexBudget, laneKeepMin, laneRecBlock)
 	budget, keep, recs := indexBudget, laneKeepMin, laneRecBlock
@@ -51,10 +57,26 @@ func TestIndexAnswers(t *testing.T) {
 		if c.lean {
 			indexBudget, laneKeepMin, laneRecBlock = 1, 50, 3
 		}
+		restore := func() {}
+		if c.pieces {
+			r1, r2 := model.SetIvPiece(40), model.SetIvBlockMax(16)
+			restore = func() { r2(); r1() }
+		}
 		rec, res := viewerBuild(t, prefix)
+		if c.pieces {
+			n := 0
+			for _, th := range res.Model.AllThreads() {
+				if res.Model.ByPieces(th) {
+					n++
+				}
+			}
+			if n < 3 {
+				t.Fatalf("%s: %d threads read by pieces: the case compares little", prefix, n)
+			}
+		}
 		srv := New(rec, res, Options{})
 		root := filepath.Join(t.TempDir(), "cache", "orca", "view")
-		key := IndexKey("sig of "+prefix, "")
+		key := IndexKey(fmt.Sprint("sig of ", prefix, c.lean, c.pieces), "")
 		st, err := srv.WriteIndex(root, key)
 		if err != nil {
 			t.Fatalf("%s: %v", prefix, err)
@@ -156,6 +178,7 @@ func TestIndexAnswers(t *testing.T) {
 		mem.Close()
 		fromIdx.Close()
 		idx.Close()
+		restore()
 	}
 }
 

@@ -119,36 +119,97 @@ type colRef struct {
 // writeColumn writes n records in blocks, then their table. key gives
 // record i's first and last time, enc appends it (prev: the time before).
 func writeColumn(w *posWriter, n int, key func(i int) (lo, hi format.Time), enc func(b []byte, i int, prev *format.Time) []byte) colRef {
-	type entry struct {
-		first, last format.Time
-		off         int64
+	c := colWriter{w: w}
+	for i := range n {
+		lo, hi := key(i)
+		c.add(lo, hi, func(b []byte, prev *format.Time) []byte { return enc(b, i, prev) })
 	}
-	var tab []entry
-	var b []byte
-	for i0 := 0; i0 < n; i0 += laneBlock {
-		b = b[:0]
-		var prev format.Time
-		i1 := min(i0+laneBlock, n)
-		for i := i0; i < i1; i++ {
-			b = enc(b, i, &prev)
-		}
-		first, _ := key(i0)
-		_, last := key(i1 - 1)
-		tab = append(tab, entry{first, last, w.n})
-		w.Write(b)
+	return c.done()
+}
+
+// colWriter writes a column's records as they come, in blocks of
+// laneBlock, then their table (done): a thread read by pieces writes its
+// intervals' column a piece at a time.
+type colWriter struct {
+	w     *posWriter
+	tab   []colEntry
+	b     []byte
+	n     int         // records
+	prev  format.Time // the block's record before
+	first format.Time // the block's first record's first time
+	last  format.Time // the last record's last time
+}
+
+// colEntry is a column's block in its table.
+type colEntry struct {
+	first, last format.Time
+	off         int64
+}
+
+// add appends a record whose first and last times are lo and hi, enc
+// appending its bytes.
+func (c *colWriter) add(lo, hi format.Time, enc func(b []byte, prev *format.Time) []byte) {
+	if c.n%laneBlock == 0 {
+		c.put()
+		c.first, c.prev = lo, 0
 	}
-	ref := colRef{blocks: uint32(len(tab)), recs: uint32(n)}
-	tab = append(tab, entry{off: w.n})
-	ref.off = w.n
+	c.b = enc(c.b, &c.prev)
+	c.last = hi
+	c.n++
+}
+
+// put writes the block pending (the records since the last block's),
+// if any.
+func (c *colWriter) put() {
+	if len(c.tab)*laneBlock == c.n {
+		return
+	}
+	c.tab = append(c.tab, colEntry{c.first, c.last, c.w.n})
+	c.w.Write(c.b)
+	c.b = c.b[:0]
+}
+
+// done writes the last block and the table, and returns the column's
+// place.
+func (c *colWriter) done() colRef {
+	c.put()
+	ref := colRef{blocks: uint32(len(c.tab)), recs: uint32(c.n)}
+	c.tab = append(c.tab, colEntry{off: c.w.n})
+	ref.off = c.w.n
 	var e [24]byte
 	le := binary.LittleEndian
-	for _, t := range tab {
+	for _, t := range c.tab {
 		le.PutUint64(e[0:], uint64(t.first))
 		le.PutUint64(e[8:], uint64(t.last))
 		le.PutUint64(e[16:], uint64(t.off))
-		w.Write(e[:])
+		c.w.Write(e[:])
 	}
 	return ref
+}
+
+// ivColumn writes a lane's column of intervals (times less origin) as
+// they come.
+type ivColumn struct {
+	c      colWriter
+	origin format.Time
+}
+
+// add appends ivs, the thread's next intervals.
+func (x *ivColumn) add(ivs []model.Interval) {
+	for i := range ivs {
+		iv := &ivs[i]
+		st := uint8(iv.Shown())
+		if iv.Open {
+			st |= flagOpen
+		}
+		start := iv.Start - x.origin
+		x.c.add(start, iv.End-x.origin, func(b []byte, prev *format.Time) []byte {
+			b = binary.AppendVarint(b, int64(start-*prev))
+			b = binary.AppendVarint(b, int64(iv.End-iv.Start))
+			*prev = start
+			return append(b, st)
+		})
+	}
 }
 
 // writeLane writes thread t's columns, times less origin, and its kept
@@ -157,22 +218,22 @@ func writeColumn(w *posWriter, n int, key func(i int) (lo, hi format.Time), enc 
 // (hasSplit).
 func writeLane(w *posWriter, t *model.Thread, split bool, origin format.Time, levels []int, dur format.Time) []byte {
 	laneStart := w.n
+	ivs := ivColumn{c: colWriter{w: w}, origin: origin}
+	ivs.add(t.Intervals)
+	return writeLaneRest(w, t, laneStart, &ivs, split, origin, func() (int64, int) {
+		return writeKept(w, t, split, origin, levels, dur)
+	})
+}
+
+// writeLaneRest writes the lane of thread t begun at laneStart, its
+// intervals given to ivs: their column's table, t's other columns, then
+// its kept tiles (kept writes them and their table and returns its offset
+// and entries); it returns the lane's record.
+func writeLaneRest(w *posWriter, t *model.Thread, laneStart int64, ivs *ivColumn, split bool, origin format.Time, kept func() (int64, int)) []byte {
 	rel := func(v format.Time) format.Time { return v - origin }
 	put := func(b []byte, v format.Time) []byte { return binary.AppendVarint(b, int64(v)) }
-	ivs := t.Intervals
 	var cols [laneCols]colRef
-	cols[0] = writeColumn(w, len(ivs), func(i int) (format.Time, format.Time) { return rel(ivs[i].Start), rel(ivs[i].End) },
-		func(b []byte, i int, prev *format.Time) []byte {
-			iv := &ivs[i]
-			b = put(b, rel(iv.Start)-*prev)
-			b = put(b, iv.End-iv.Start)
-			st := uint8(iv.Shown())
-			if iv.Open {
-				st |= flagOpen
-			}
-			*prev = rel(iv.Start)
-			return append(b, st)
-		})
+	cols[0] = ivs.c.done()
 	var smp []model.Sample
 	for _, s := range t.Samples {
 		if s.Kind == format.SampleCPU || s.Kind == format.SampleWall {
@@ -205,10 +266,10 @@ func writeLane(w *posWriter, t *model.Thread, split bool, origin format.Time, le
 			*prev = rel(x.Start)
 			return b
 		})
-	kept, nkept := writeKept(w, t, split, origin, levels, dur)
+	keptAt, nkept := kept()
 	rec := make([]byte, laneRecBytes)
 	le := binary.LittleEndian
-	le.PutUint64(rec[24+16*laneCols:], uint64(kept))
+	le.PutUint64(rec[24+16*laneCols:], uint64(keptAt))
 	le.PutUint32(rec[24+16*laneCols+8:], uint32(nkept))
 	le.PutUint64(rec[24+16*laneCols+16:], uint64(laneStart))
 	le.PutUint64(rec[0:], uint64(rel(t.Start)))

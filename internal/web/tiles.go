@@ -46,60 +46,77 @@ type segment struct {
 func tileSegments(t *model.Thread, a0, a1, r format.Time, hl format.ObjectID, out []segment) []segment {
 	ivs := t.Intervals
 	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a0 })
-	var pend segment
-	var times [model.NumStates]format.Time
-	flush := func() {
-		if pend.n == 0 {
-			return
-		}
-		if pend.n > 1 {
-			// Runnable counts: the gaps between the merged intervals. A
-			// thread blocked a tenth of the time in thousands of short
-			// contentions (Tomcat 25's Poller) was a solid blocked bar.
-			best := model.Runnable
-			for s := model.State(0); s < model.NumStates; s++ {
-				if times[s] > times[best] {
-					best = s
-				}
-			}
-			pend.state = pend.state&(flagHighlight) | uint8(best)
-		}
-		out = append(out, pend)
-		pend = segment{}
-		times = [model.NumStates]format.Time{}
-	}
+	c := segCutter{r: r, hl: hl, out: out}
 	for ; i < len(ivs) && ivs[i].Start < a1; i++ {
-		iv := &ivs[i]
-		if iv.End == iv.Start && !iv.Open {
-			continue
-		}
-		st := uint8(iv.Shown())
-		if iv.Open {
-			st |= flagOpen
-		}
-		if hl != 0 && iv.Object == hl {
-			st |= flagHighlight
-		}
-		if iv.End-iv.Start >= r {
-			flush()
-			out = append(out, segment{iv.Start, iv.End, uint32(i), 1, st})
-			continue
-		}
-		if pend.n > 0 && iv.Start-pend.end < r {
-			if iv.Start > pend.end {
-				times[model.Runnable] += iv.Start - pend.end
-			}
-			pend.end = max(pend.end, iv.End)
-			pend.n++
-			pend.state |= st & flagHighlight
-		} else {
-			flush()
-			pend = segment{iv.Start, iv.End, uint32(i), 1, st}
-		}
-		times[iv.Shown()] += iv.End - iv.Start + 1 // +1: zero-length segments count too
+		c.add(&ivs[i], i)
 	}
-	flush()
-	return out
+	c.flush()
+	return c.out
+}
+
+// segCutter cuts a thread's segments of a tile (tileSegments) from the
+// intervals over it, given in order (i: the interval's index in the
+// thread), at r ns per pixel: the index's build of a thread read by
+// pieces gives each tile's as they come (levelCut).
+type segCutter struct {
+	r     format.Time
+	hl    format.ObjectID
+	pend  segment
+	times [model.NumStates]format.Time
+	out   []segment
+}
+
+// add adds interval iv, the thread's i-th.
+func (c *segCutter) add(iv *model.Interval, i int) {
+	if iv.End == iv.Start && !iv.Open {
+		return
+	}
+	st := uint8(iv.Shown())
+	if iv.Open {
+		st |= flagOpen
+	}
+	if c.hl != 0 && iv.Object == c.hl {
+		st |= flagHighlight
+	}
+	if iv.End-iv.Start >= c.r {
+		c.flush()
+		c.out = append(c.out, segment{iv.Start, iv.End, uint32(i), 1, st})
+		return
+	}
+	if c.pend.n > 0 && iv.Start-c.pend.end < c.r {
+		if iv.Start > c.pend.end {
+			c.times[model.Runnable] += iv.Start - c.pend.end
+		}
+		c.pend.end = max(c.pend.end, iv.End)
+		c.pend.n++
+		c.pend.state |= st & flagHighlight
+	} else {
+		c.flush()
+		c.pend = segment{iv.Start, iv.End, uint32(i), 1, st}
+	}
+	c.times[iv.Shown()] += iv.End - iv.Start + 1 // +1: zero-length segments count too
+}
+
+// flush ends the run of merged intervals pending, if any.
+func (c *segCutter) flush() {
+	if c.pend.n == 0 {
+		return
+	}
+	if c.pend.n > 1 {
+		// Runnable counts: the gaps between the merged intervals. A
+		// thread blocked a tenth of the time in thousands of short
+		// contentions (Tomcat 25's Poller) was a solid blocked bar.
+		best := model.Runnable
+		for s := model.State(0); s < model.NumStates; s++ {
+			if c.times[s] > c.times[best] {
+				best = s
+			}
+		}
+		c.pend.state = c.pend.state&(flagHighlight) | uint8(best)
+	}
+	c.out = append(c.out, c.pend)
+	c.pend = segment{}
+	c.times = [model.NumStates]format.Time{}
 }
 
 // runPiece is a stretch of a thread's runnable time with its split into
@@ -227,9 +244,54 @@ func (d *data) tileLanes(level int, k int64, threads []int, hl format.ObjectID) 
 	a1 := a0 + rpx*TileWidth
 	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
 	for j, ti := range threads {
+		if t := d.m.ThreadAt(ti); d.m.IntervalsDropped() && d.m.IntervalCount(t) > laneWholeMax {
+			d.laneByBlocks(&l, j, ti, t, a0, a1, rpx, hl)
+			continue
+		}
 		l.lane(j, d.threadWith(ti), a0, a1, rpx, hl)
 	}
 	return l
+}
+
+// laneWholeMax: a thread of more intervals than this has its lane of a
+// tile cut from the model by laneByBlocks, not from threadWith (which
+// keeps none of more than a quarter of its cache). A variable, that a
+// test makes smaller.
+var laneWholeMax = ivCacheMax / 4
+
+// laneByBlocks is lane j's, thread ti's, t, in [a0, a1), of a thread too
+// large for threadWith's cache, which it reads whole each time (a Tomcat poller
+// of an hour, 11.6 M intervals, for each tile of a lock's highlight): its
+// intervals over the tile alone (model.EachIntervalIn, a run of the
+// spill's blocks at a time), with its samples, scheduler times and
+// windows (data.runOf).
+func (d *data) laneByBlocks(l *lanes, j, ti int, t *model.Thread, a0, a1, rpx format.Time, hl format.ObjectID) {
+	h := d.runOf(ti)
+	n := len(l.segs)
+	c := segCutter{r: rpx, hl: hl, out: l.segs}
+	err := d.m.EachIntervalIn(t, a0, a1, func(ivs []model.Interval, from int) bool {
+		for i := range ivs {
+			iv := &ivs[i]
+			if iv.Start >= a1 {
+				return false
+			}
+			if iv.End > a0 {
+				c.add(iv, from+i)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	c.flush()
+	l.segs = c.out
+	l.counts[j] = uint32(len(l.segs) - n)
+	if hasSplit(h) {
+		n := len(l.runs)
+		l.runs = runPieces(h, a0, a1, rpx, l.segs[len(l.segs)-int(l.counts[j]):], l.runs)
+		l.runCounts[j] = uint32(len(l.runs) - n)
+	}
 }
 
 // lane appends lane j's: thread t's in [a0, a1) at rpx ns a pixel.

@@ -93,6 +93,15 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
 	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]leafFrame{}}
+	if opt.Holders != nil && opt.Thread == "" {
+		// The caller's, copied: setDoing trims them.
+		doing := make(map[model.LockRef]*model.Doing, len(opt.Holders))
+		for k, d := range opt.Holders {
+			c := *d
+			doing[k] = &c
+		}
+		b.setDoing(doing)
+	}
 	// The report lists the first holdersTop of each lock's Doing.On: the
 	// holders' pass keeps no more (setDoing).
 	b.v.OnTop = holdersTop

@@ -161,8 +161,13 @@ func (d *data) report(want string) *reportFacts {
 		return r
 	}
 	var r *report.Report
+	var holders map[model.LockRef]*model.Doing
+	if want == "" {
+		// The whole recording's: the locks' details' own, folded once.
+		holders = d.holdersDoing()
+	}
 	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
-		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true})
+		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true, Holders: holders})
 	})
 	if len(d.reports) >= maxReports {
 		for k := range d.reports {

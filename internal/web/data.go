@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -55,6 +56,7 @@ type data struct {
 	// were blocked on it (model.View.HoldersDoingWith of the whole
 	// recording: no spans), folded on first use.
 	holdersOnce sync.Once
+	holdersMade atomic.Bool // holders is made (report: given it then)
 	holders     map[model.LockRef]*model.Doing
 
 	// reports: what the viewer takes of orca report's Report of the
@@ -162,9 +164,14 @@ func (d *data) report(want string) *reportFacts {
 	}
 	var r *report.Report
 	var holders map[model.LockRef]*model.Doing
-	if want == "" {
-		// The whole recording's: the locks' details' own, folded once.
-		holders = d.holdersDoing()
+	if want == "" && d.holdersMade.Load() {
+		// The whole recording's: the locks' details' own, when a
+		// detail made it first (a lock's first detail of a model built
+		// on demand: not folded twice). Not made for the report: kept
+		// whole (every lock each holder was blocked on, the report's
+		// first ten), it was c5G-slow5's 293 MB more at the index's
+		// build's peak.
+		holders = d.holders
 	}
 	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
 		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true, Holders: holders})
@@ -191,6 +198,7 @@ func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
 		d.modelMu.Lock()
 		defer d.modelMu.Unlock()
 		d.holders = d.all.HoldersDoingWith(nil)
+		d.holdersMade.Store(true)
 	})
 	return d.holders
 }

@@ -178,7 +178,7 @@ func (m *Model) ReadInterval(t *Thread, k int) (Interval, error) {
 // run's first among the thread's; it stops when fn returns false. Of a
 // Model built with Options.DropIntervals, it reads those blocks alone,
 // found by a search of their first starts (ReadIntervalsAt), in the
-// memory of a run: a tile of the viewer's cut from the model (a lock's
+// memory of a run (fn's ivs valid until it returns): a tile of the viewer's cut from the model (a lock's
 // highlight) or a lane's kept tile cut again read a Tomcat poller of an
 // hour (11.6 M intervals, 839 MB) whole. Of a thread not in order or a
 // Model that keeps them, fn has the whole once. Any number of goroutines

@@ -575,22 +575,8 @@ func (d *data) lanePieces(w *posWriter, ti int, t *model.Thread, win *model.Inte
 		segs, runs int
 	}
 	kept := map[int][]keptTile{}
-	le := binary.LittleEndian
 	keep := func(level int, k int64, segs []segment, runs []runPiece) {
-		var b []byte
-		for _, sg := range segs {
-			b = le.AppendUint64(b, uint64(sg.start-origin))
-			b = le.AppendUint64(b, uint64(sg.end-origin))
-			b = le.AppendUint32(b, sg.first)
-			b = le.AppendUint32(b, sg.n)
-			b = append(b, sg.state)
-		}
-		for _, r := range runs {
-			for _, v := range []format.Time{r.start - origin, r.end - origin, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
-				b = le.AppendUint64(b, uint64(v))
-			}
-		}
-		kept[level] = append(kept[level], keptTile{k, b, len(segs), len(runs)})
+		kept[level] = append(kept[level], keptTile{k, appendKeptTile(nil, segs, runs, origin), len(segs), len(runs)})
 	}
 	// The levels cut: those of the tiles kept whole, and those of kept
 	// tiles of at most indexMaxTiles tiles.
@@ -645,12 +631,14 @@ func (d *data) lanePieces(w *posWriter, ti int, t *model.Thread, win *model.Inte
 	d.m.WindowOf(t, win)
 	gi := 0
 	var lastEnd format.Time
+	started := false
 	for p, ok := win.Next(); ok; p, ok = win.Next() {
 		if len(p) == 0 {
 			continue
 		}
-		if cuts == nil {
+		if !started {
 			start(min(h.Start, p[0].Start))
+			started = true
 		}
 		for _, a := range ovs {
 			a.intervals(p)
@@ -669,7 +657,7 @@ func (d *data) lanePieces(w *posWriter, ti int, t *model.Thread, win *model.Inte
 		gi += len(p)
 		lastEnd = p[len(p)-1].End
 	}
-	if cuts == nil {
+	if !started {
 		start(h.Start)
 	}
 	for _, c := range cuts {
@@ -686,11 +674,7 @@ func (d *data) lanePieces(w *posWriter, ti int, t *model.Thread, win *model.Inte
 				break // a finer level's tiles hold fewer
 			}
 			for _, kt := range ks {
-				tab = le.AppendUint32(tab, uint32(l))
-				tab = le.AppendUint32(tab, uint32(kt.k))
-				tab = le.AppendUint64(tab, uint64(w.n))
-				tab = le.AppendUint32(tab, uint32(kt.segs))
-				tab = le.AppendUint32(tab, uint32(kt.runs))
+				tab = appendKeptEntry(tab, l, kt.k, w.n, kt.segs, kt.runs)
 				w.Write(kt.b)
 			}
 		}

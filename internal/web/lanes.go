@@ -296,7 +296,6 @@ func writeKept(w *posWriter, t *model.Thread, split bool, origin format.Time, le
 	}
 	var tab []byte
 	var b []byte
-	le := binary.LittleEndian
 	for _, level := range levels {
 		rpx := format.Time(1) << level
 		span := rpx * TileWidth
@@ -330,24 +329,8 @@ func writeKept(w *posWriter, t *model.Thread, split bool, origin format.Time, le
 			any = true
 			l := lanes{counts: make([]uint32, 1), runCounts: make([]uint32, 1)}
 			l.laneWith(0, t, split, a0, a1, rpx, 0)
-			b = b[:0]
-			for _, sg := range l.segs {
-				b = le.AppendUint64(b, uint64(sg.start-origin))
-				b = le.AppendUint64(b, uint64(sg.end-origin))
-				b = le.AppendUint32(b, sg.first)
-				b = le.AppendUint32(b, sg.n)
-				b = append(b, sg.state)
-			}
-			for _, r := range l.runs {
-				for _, v := range []format.Time{r.start - origin, r.end - origin, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
-					b = le.AppendUint64(b, uint64(v))
-				}
-			}
-			tab = le.AppendUint32(tab, uint32(level))
-			tab = le.AppendUint32(tab, uint32(k))
-			tab = le.AppendUint64(tab, uint64(w.n))
-			tab = le.AppendUint32(tab, uint32(len(l.segs)))
-			tab = le.AppendUint32(tab, uint32(len(l.runs)))
+			b = appendKeptTile(b[:0], l.segs, l.runs, origin)
+			tab = appendKeptEntry(tab, level, int64(k), w.n, len(l.segs), len(l.runs))
 			w.Write(b)
 		}
 		if !any {
@@ -357,6 +340,36 @@ func writeKept(w *posWriter, t *model.Thread, split bool, origin format.Time, le
 	off := w.n
 	w.Write(tab)
 	return off, len(tab) / keptBytes
+}
+
+// appendKeptTile appends a kept tile's lane: its segments (segBytes each),
+// then its pieces of runnable time (runBytes each), times less origin.
+func appendKeptTile(b []byte, segs []segment, runs []runPiece, origin format.Time) []byte {
+	le := binary.LittleEndian
+	for _, sg := range segs {
+		b = le.AppendUint64(b, uint64(sg.start-origin))
+		b = le.AppendUint64(b, uint64(sg.end-origin))
+		b = le.AppendUint32(b, sg.first)
+		b = le.AppendUint32(b, sg.n)
+		b = append(b, sg.state)
+	}
+	for _, r := range runs {
+		for _, v := range []format.Time{r.start - origin, r.end - origin, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
+			b = le.AppendUint64(b, uint64(v))
+		}
+	}
+	return b
+}
+
+// appendKeptEntry appends the kept tiles' table's entry (keptBytes) of
+// tile k of level, written at off with its segments and pieces.
+func appendKeptEntry(tab []byte, level int, k int64, off int64, segs, runs int) []byte {
+	le := binary.LittleEndian
+	tab = le.AppendUint32(tab, uint32(level))
+	tab = le.AppendUint32(tab, uint32(k))
+	tab = le.AppendUint64(tab, uint64(off))
+	tab = le.AppendUint32(tab, uint32(segs))
+	return le.AppendUint32(tab, uint32(runs))
 }
 
 var errDamaged = errors.New("damaged")

@@ -25,12 +25,7 @@ import (
 func TestReadIntervalsAt(t *testing.T) {
 	defer SetIvBlockMax(20)()
 	rng := rand.New(rand.NewSource(7))
-	s, err := openSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.buf = make([]byte, 0, 4<<10)
-	th, other := &Thread{ID: 1}, &Thread{ID: 2}
+	s, th, other := testSpill(t)
 	var all []Interval
 	at := format.Time(1000)
 	for len(all) < 2000 {

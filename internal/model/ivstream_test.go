@@ -27,12 +27,7 @@ func TestIvStreamCover(t *testing.T) {
 	ivPiece, ivBlockMax = 7, 20
 	defer func() { ivPiece, ivBlockMax = old, oldBlock }()
 	rng := rand.New(rand.NewSource(5))
-	s, err := openSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.buf = make([]byte, 0, 4<<10)
-	th, other := &Thread{ID: 1}, &Thread{ID: 2}
+	s, th, other := testSpill(t)
 	var all []Interval
 	at := format.Time(1000)
 	for len(all) < 3000 {
@@ -146,4 +141,16 @@ func TestIvStreamCover(t *testing.T) {
 			c.iv = searchEndAfter(st.ivs, c.iv, a) // as foldSpan moves it
 		}
 	}
+}
+
+// testSpill opens a spill in a temporary directory, with a small buffer
+// (so that its blocks are written as they come), and two threads to
+// give blocks to: a test's, and another whose blocks cut the first's.
+func testSpill(t *testing.T) (s *spillFile, th, other *Thread) {
+	s, err := openSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.buf = make([]byte, 0, 4<<10)
+	return s, &Thread{ID: 1}, &Thread{ID: 2}
 }

@@ -23,6 +23,10 @@ import (
 type spillIvBlocks struct {
 	bs    []spillKBlock
 	first []int
+	// starts: the blocks' first intervals' starts, those read (known)
+	// by a search (blockAt) or after.
+	starts []format.Time
+	known  []bool
 }
 
 // ivBlocksOf returns t's blocks of intervals in the spill.
@@ -36,7 +40,26 @@ func ivBlocksOf(t *Thread) spillIvBlocks {
 			n += int(b.c)
 		}
 	}
+	x.starts, x.known = make([]format.Time, len(x.bs)), make([]bool, len(x.bs))
 	return x
+}
+
+// blockAt returns the last of x's blocks whose first interval starts at
+// or before at (the first block when none does): a search of the
+// blocks' first starts, each read once (x.starts).
+func (m *Model) blockAt(x *spillIvBlocks, at format.Time, room *[]byte) (int, error) {
+	var serr error
+	j := sort.Search(len(x.bs), func(i int) bool {
+		if serr != nil {
+			return true
+		}
+		if !x.known[i] {
+			x.starts[i], serr = m.blockStart(x.bs[i], room)
+			x.known[i] = true
+		}
+		return serr != nil || x.starts[i] > at
+	}) - 1
+	return max(j, 0), serr
 }
 
 // blockStart returns the start of block b's first interval.
@@ -109,23 +132,11 @@ func (m *Model) ReadIntervalsAt(t *Thread, at format.Time, dst []Interval) (ivs 
 	}
 	x := ivBlocksOf(t)
 	var room []byte
-	// j: the last block whose first interval starts at or before at.
-	var serr error
-	j := sort.Search(len(x.bs), func(i int) bool {
-		if serr != nil {
-			return true
-		}
-		s, err := m.blockStart(x.bs[i], &room)
-		if err != nil {
-			serr = err
-			return true
-		}
-		return s > at
-	}) - 1
-	if serr != nil {
-		return dst[:0], 0, serr
+	j, err := m.blockAt(&x, at, &room)
+	if err != nil {
+		return dst[:0], 0, err
 	}
-	lo, hi := max(j, 0), max(j, 0)
+	lo, hi := j, j
 	for {
 		ivs, err = m.readBlocks(&x, lo, hi, dst, &room)
 		if err != nil {
@@ -197,21 +208,18 @@ func (m *Model) EachIntervalIn(t *Thread, a, b format.Time, fn func(ivs []Interv
 	}
 	x := ivBlocksOf(t)
 	var room []byte
-	starts := make([]format.Time, len(x.bs)) // the blocks' first starts, read as searched
-	known := make([]bool, len(x.bs))
-	var serr error
-	start := func(i int) format.Time {
-		if !known[i] && serr == nil {
-			starts[i], serr = m.blockStart(x.bs[i], &room)
-			known[i] = true
-		}
-		return starts[i]
-	}
 	// lo: the block of the last interval that begins by a, or one before
 	// it that holds an interval that ends after a.
-	lo := max(sort.Search(len(x.bs), func(i int) bool { return serr != nil || start(i) > a })-1, 0)
+	lo, serr := m.blockAt(&x, a, &room)
 	if serr != nil {
 		return serr
+	}
+	start := func(i int) format.Time {
+		if !x.known[i] && serr == nil {
+			x.starts[i], serr = m.blockStart(x.bs[i], &room)
+			x.known[i] = true
+		}
+		return x.starts[i]
 	}
 	var buf []Interval
 	for {

@@ -1071,17 +1071,12 @@ func (d *data) readThread(t *model.Thread) *model.Thread {
 // windows (RunIn reads them) read back from the spill; a spill that cannot
 // be read panics with its *model.SpillError.
 func (d *data) readBack(t *model.Thread) *model.Thread {
-	h := *t
+	h := d.runBack(t)
 	var err error
 	if h.Intervals, err = d.m.ReadIntervals(t, nil); err != nil {
 		panic(&model.SpillError{Err: err})
 	}
-	var smp []model.Sample
-	h.Samples = d.m.SamplesOf(t, &smp)
-	if err := d.m.ReadRun(t, &h); err != nil {
-		panic(&model.SpillError{Err: err})
-	}
-	return &h
+	return h
 }
 
 // runOf is thread ti with its samples, scheduler times and windows
@@ -1094,6 +1089,12 @@ func (d *data) runOf(ti int) *model.Thread {
 	if !d.m.IntervalsDropped() {
 		return t
 	}
+	return d.runBack(t)
+}
+
+// runBack is a copy of t with its samples, scheduler times and windows
+// read back from the spill (runOf's, and readBack's with its intervals).
+func (d *data) runBack(t *model.Thread) *model.Thread {
 	h := *t
 	var smp []model.Sample
 	h.Samples = d.m.SamplesOf(t, &smp)

@@ -287,11 +287,7 @@ func (d *data) laneByBlocks(l *lanes, j, ti int, t *model.Thread, a0, a1, rpx fo
 	c.flush()
 	l.segs = c.out
 	l.counts[j] = uint32(len(l.segs) - n)
-	if hasSplit(h) {
-		n := len(l.runs)
-		l.runs = runPieces(h, a0, a1, rpx, l.segs[len(l.segs)-int(l.counts[j]):], l.runs)
-		l.runCounts[j] = uint32(len(l.runs) - n)
-	}
+	l.runsOf(j, h, hasSplit(h), a0, a1, rpx)
 }
 
 // lane appends lane j's: thread t's in [a0, a1) at rpx ns a pixel.
@@ -305,6 +301,12 @@ func (l *lanes) laneWith(j int, t *model.Thread, split bool, a0, a1, rpx format.
 	n := len(l.segs)
 	l.segs = tileSegments(t, a0, a1, rpx, hl, l.segs)
 	l.counts[j] = uint32(len(l.segs) - n)
+	l.runsOf(j, t, split, a0, a1, rpx)
+}
+
+// runsOf appends lane j's pieces of runnable time, thread t's in [a0, a1)
+// around the lane's segments (the last ones appended), when split.
+func (l *lanes) runsOf(j int, t *model.Thread, split bool, a0, a1, rpx format.Time) {
 	if split {
 		n := len(l.runs)
 		l.runs = runPieces(t, a0, a1, rpx, l.segs[len(l.segs)-int(l.counts[j]):], l.runs)

@@ -67,7 +67,7 @@ const chainLinks = 10
 func (b *builder) chains(n int) ([]Chain, *chainRows, int) {
 	var l *analysis.ChainList
 	var total int
-	if b.doing == nil {
+	if b.doing == nil && !b.opt.NoHolders {
 		var doing map[model.LockRef]*model.Doing
 		doing, l, total = analysis.HoldersAndChainList(b.v, n, chainLinks)
 		b.setDoing(doing)

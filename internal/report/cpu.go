@@ -10,6 +10,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 )
 
 // What the report says of samples and scheduler times (issue 33): a CPU
@@ -77,10 +78,18 @@ type HolderBlockedOn struct {
 // JDK's, the first frame of the program's code below it ("" when none).
 type leafFrame struct{ frame, caller string }
 
+// leafNamer names sample stacks by their leaf-most Java frames (leaf),
+// each stack once.
+type leafNamer struct {
+	rec    *reader.Recording
+	m      *model.Model
+	leaves map[model.StackID]leafFrame
+}
+
 // leaf returns the leaf-most Java frame of a stack, resolved: native and
 // VM frames (format.IsNativeClass) above it are folded into it; a stack of
 // native frames only is its innermost frame.
-func (b *builder) leaf(id model.StackID) leafFrame {
+func (b *leafNamer) leaf(id model.StackID) leafFrame {
 	if f, ok := b.leaves[id]; ok {
 		return f
 	}
@@ -235,6 +244,23 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		}
 		l.HoldersBlockedOn = append(l.HoldersBlockedOn, h)
 	}
+	l.HoldersFrames = holdersFrames(d, &b.leafNamer)
+}
+
+// HoldersFrames returns a lock's holders_frames (Lock.HoldersFrames: the
+// samples of its holders while others were blocked on it, d, by leaf-most
+// Java frame, most first, the first holdersTop) as orca report gives them
+// for a lock it lists: nil when d says nothing (nil, or no time blocked).
+// orca view's lock detail, whose report would make them for every lock.
+func HoldersFrames(rec *reader.Recording, m *model.Model, d *model.Doing) []HolderFrame {
+	if d == nil || d.Blocked == 0 {
+		return nil
+	}
+	return holdersFrames(d, &leafNamer{rec: rec, m: m, leaves: map[model.StackID]leafFrame{}})
+}
+
+// holdersFrames is HoldersFrames of d, its stacks named by b.
+func holdersFrames(d *model.Doing, b *leafNamer) []HolderFrame {
 	type key struct {
 		leafFrame
 		kind format.SampleKind
@@ -258,16 +284,16 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		hf.Samples += s.Samples
 		w[k] += s.Weight
 	}
-	l.HoldersFrames = []HolderFrame{}
+	out := []HolderFrame{}
 	for k, hf := range by {
 		hf.S = sec(w[k])
-		l.HoldersFrames = append(l.HoldersFrames, *hf)
+		out = append(out, *hf)
 	}
-	slices.SortFunc(l.HoldersFrames, func(x, y HolderFrame) int {
+	slices.SortFunc(out, func(x, y HolderFrame) int {
 		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(y.S, x.S), cmp.Compare(x.Frame, y.Frame),
 			cmp.Compare(x.Caller, y.Caller), cmp.Compare(x.State, y.State))
 	})
-	l.HoldersFrames = l.HoldersFrames[:min(len(l.HoldersFrames), holdersTop)]
+	return out[:min(len(out), holdersTop)]
 }
 
 // holdersText prints under a contended lock what its holders did while

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -9,30 +10,48 @@ import (
 	"orca/internal/model"
 )
 
-// TestHoldersGiven: a report of every thread given what the holders did
-// (Options.Holders, as orca view folds it for its locks' details: the
-// whole View's HoldersDoingWith) is the report that folds it itself, byte
-// for byte, text and JSON, at every golden case's option sets without a
-// thread filter; and leaves the map given as it was (every lock each
-// holder was blocked on, the viewer's, though the report lists only the
-// first holdersTop: fails with the map trimmed, not a copy).
-func TestHoldersGiven(t *testing.T) {
-	compared := 0
+// TestNoHolders: a report made with Options.NoHolders is the report made
+// without, byte for byte, text and JSON, but for each lock's holders_doing,
+// holders_while_s, holders_blocked_on and holders_frames, at every golden
+// case's option sets; its holders' fold is not made (no progress step of
+// it; fails if it is). And HoldersFrames, of the whole View's
+// HoldersDoingWith (what orca view's lock detail folds), gives each lock
+// the report's holders_frames.
+func TestNoHolders(t *testing.T) {
+	compared, frames := 0, 0
 	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
 		for _, args := range append([]string{""}, argSets...) {
 			opt := parseArgs(t, args)
-			if opt.Thread != "" {
-				continue
-			}
 			rec, res := load(t, name, ar)
-			want := New(rec, res, opt)
-			holders := res.Model.Filter(nil).HoldersDoingWith(nil)
-			spans, ons := 0, 0
-			for _, d := range holders {
-				spans, ons = spans+len(d.Spans), ons+len(d.On)
+			folds := func(o Options) int {
+				n := 0
+				o.Progress = func(step string, _, _ int) {
+					if step == model.StepHoldersThreads || step == model.StepHoldersSpans {
+						n++
+					}
+				}
+				New(rec, res, o)
+				return n
 			}
-			opt.Holders = holders
-			got := New(rec, res, opt)
+			want := New(rec, res, opt)
+			if opt.Thread == "" {
+				doing := res.Model.Filter(nil).HoldersDoingWith(nil)
+				for _, l := range want.Locks {
+					ml := lockNamed(t, res.Model, l.Kind, l.Object)
+					got := HoldersFrames(rec, res.Model, doing[model.LockRef{Object: ml.Object, Kind: ml.Kind}])
+					if fmt.Sprint(got) != fmt.Sprint(l.HoldersFrames) || (got == nil) != (l.HoldersFrames == nil) {
+						t.Errorf("%s %q: lock %s %s: HoldersFrames %v, the report's %v", name, args, l.Kind, l.Object, got, l.HoldersFrames)
+					}
+					frames += len(got)
+				}
+			}
+			for i := range want.Locks {
+				l := &want.Locks[i]
+				l.HoldersDoing, l.HoldersWhileS, l.HoldersBlockedOn, l.HoldersFrames = nil, 0, nil, nil
+			}
+			o := opt
+			o.NoHolders = true
+			got := New(rec, res, o)
 			var a, b bytes.Buffer
 			if err := want.WriteJSON(&a); err != nil {
 				t.Fatal(err)
@@ -43,32 +62,41 @@ func TestHoldersGiven(t *testing.T) {
 			want.WriteText(&a)
 			got.WriteText(&b)
 			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Errorf("%s %q: the report given the holders differs from its own:\n%s\n---\n%s", name, args, b.String(), a.String())
+				t.Errorf("%s %q: the report without the holders differs from the one with them cleared:\n%s\n---\n%s", name, args, b.String(), a.String())
 			}
-			// A holder blocked on more locks than the report lists
-			// (holdersTop): the report trims its copy, not the map given.
-			for _, d := range holders {
-				for len(d.On) < 2*holdersTop {
-					d.On = append(d.On, model.HeldOn{})
-				}
-				break
+			if n := folds(o); n != 0 {
+				t.Errorf("%s %q: NoHolders: the holders' fold ran (%d progress steps)", name, args, n)
 			}
-			ons = 0
-			for _, d := range holders {
-				ons += len(d.On)
-			}
-			New(rec, res, opt)
-			s2, o2 := 0, 0
-			for _, d := range holders {
-				s2, o2 = s2+len(d.Spans), o2+len(d.On)
-			}
-			if s2 != spans || o2 != ons {
-				t.Errorf("%s %q: the holders given changed: %d spans and %d locks blocked on, were %d and %d", name, args, s2, o2, spans, ons)
+			if opt.Top == 0 && folds(opt) == 0 && hasContended(res.Model) {
+				t.Errorf("%s %q: no progress step of the holders' fold without NoHolders: the test sees nothing", name, args)
 			}
 			compared++
 		}
 	})
-	if compared < 20 {
-		t.Errorf("only %d reports compared", compared)
+	t.Logf("%d reports compared, %d frames", compared, frames)
+	if compared < 20 || frames == 0 {
+		t.Errorf("only %d reports compared, %d frames", compared, frames)
 	}
+}
+
+// hasContended reports whether m has a contended monitor or j.u.c. lock.
+func hasContended(m *model.Model) bool {
+	for _, l := range m.Locks {
+		if l.Contended() && (l.Kind == model.Monitor || l.Kind == model.JUCLock) {
+			return true
+		}
+	}
+	return false
+}
+
+// lockNamed is m's lock of the kind and object the report names.
+func lockNamed(t *testing.T, m *model.Model, kind, object string) *model.Lock {
+	t.Helper()
+	for _, l := range m.Locks {
+		if l.Kind.String() == kind && l.Object.String() == object {
+			return l
+		}
+	}
+	t.Fatalf("no %s %s in the model", kind, object)
+	return nil
 }

@@ -40,7 +40,7 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		}
 		inTop := keep <= 0 || len(out) < keep
 		listed := inTop && !b.opt.NoThreadLists
-		if doing == nil {
+		if doing == nil && !b.opt.NoHolders {
 			doing = b.holdersDoing()
 		}
 		l := Lock{
@@ -83,7 +83,7 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		for _, s := range ml.HeldAt {
 			l.HeldAt = append(l.HeldAt, b.stack(s))
 		}
-		if inTop && (ml.Kind == model.Monitor || ml.Kind == model.JUCLock) {
+		if inTop && doing != nil && (ml.Kind == model.Monitor || ml.Kind == model.JUCLock) {
 			b.holders(&l, doing[model.LockRef{Object: ml.Object, Kind: ml.Kind}])
 		}
 		l.Hold = b.hold(ml)

@@ -19,15 +19,15 @@ const maxSamples = 10
 
 // builder carries what New needs while it fills a Report.
 type builder struct {
-	rec    *reader.Recording
-	m      *model.Model
-	opt    Options
-	v      *model.View // the model through --thread: threads kept, their locks aggregated once
-	frames map[model.StackID][]string
-	leaves map[model.StackID]leafFrame // leaf
-	jdk    map[format.ThreadID]bool    // JDK service threads (see jdkThreads)
-	parks  bool                        // a thread parked
-	origin format.Time                 // what times are counted from: the model's start, or the recording's (Options.Span)
+	rec       *reader.Recording
+	m         *model.Model
+	opt       Options
+	v         *model.View // the model through --thread: threads kept, their locks aggregated once
+	frames    map[model.StackID][]string
+	leafNamer                          // leaf
+	jdk       map[format.ThreadID]bool // JDK service threads (see jdkThreads)
+	parks     bool                     // a thread parked
+	origin    format.Time              // what times are counted from: the model's start, or the recording's (Options.Span)
 	// doing: what the holders of each lock did while the View's threads
 	// were blocked on it (View.HoldersDoing), once: the locks' holders
 	// and the wait chains both use it.
@@ -92,16 +92,8 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Thread != "" {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
-	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]leafFrame{}}
-	if opt.Holders != nil && opt.Thread == "" {
-		// The caller's, copied: setDoing trims them.
-		doing := make(map[model.LockRef]*model.Doing, len(opt.Holders))
-		for k, d := range opt.Holders {
-			c := *d
-			doing[k] = &c
-		}
-		b.setDoing(doing)
-	}
+	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}}
+	b.leafNamer = leafNamer{rec: rec, m: m, leaves: map[model.StackID]leafFrame{}}
 	// The report lists the first holdersTop of each lock's Doing.On: the
 	// holders' pass keeps no more (setDoing).
 	b.v.OnTop = holdersTop

@@ -11,7 +11,6 @@ package report
 
 import (
 	"orca/internal/format"
-	"orca/internal/model"
 	"orca/internal/reader"
 )
 
@@ -58,14 +57,13 @@ type Options struct {
 	// (c5G-slow5's 1.33 M threads: their rows 0.75 GB, the locks'
 	// owners 1.7 GB).
 	NoThreadLists bool
-	// Holders: what the holders of each lock did while others were
-	// blocked on it, as View.HoldersDoingWith(nil) of the whole
-	// recording gives it, already made (orca view makes it for its
-	// locks' details): a report of every thread (no Thread) takes it,
-	// copied, and does not fold the holders again (at an hour of Tomcat
-	// 13 s of a lock's first detail in orca view, the same fold twice).
-	// Not changed.
-	Holders map[model.LockRef]*model.Doing
+	// NoHolders leaves each lock's holders_doing, holders_blocked_on and
+	// holders_frames out, and their fold (View.HoldersDoingWith, a read
+	// of every thread's intervals) is not made: orca view reads none of
+	// them of its report, and its lock details fold the holders
+	// themselves (HoldersFrames names their frames as the report would).
+	// With Chains the wait chains are made alone (analysis.ChainListOf).
+	NoHolders bool
 	// Streamed: the wait chains' rows are not made (Chains stays nil) but
 	// each made from the analysis' ChainList as WriteJSON or WriteText
 	// writes it, and the threads' rows (Threads nil) as WriteJSON writes

@@ -829,7 +829,7 @@ type doingJSON struct {
 	Doing     map[string]int64 `json:"doing"`
 	BlockedOn []heldOnJSON     `json:"blockedOn"` // the locks the holders were blocked on, most first
 	// Frames: the report's holders_frames (the samples by leaf-most Java
-	// frame), of a lock only: most samples first.
+	// frame: report.HoldersFrames), of a lock only: most samples first.
 	Frames []report.HolderFrame `json:"frames,omitempty"`
 	// Spans: of an interval only, its holders in time order.
 	Spans []ownerSpanJSON `json:"spans,omitempty"`
@@ -932,8 +932,9 @@ func (s *site) lock(r *http.Request) (any, error) {
 		out.First, out.Last = s.d.rel(first), s.d.rel(last)
 	}
 	if kind == model.Monitor || kind == model.JUCLock {
-		if out.Holders = s.doingOf(s.d.holdersDoing()[model.LockRef{Object: obj, Kind: kind}]); out.Holders != nil {
-			out.Holders.Frames = s.d.report("").holdersFrames[[2]string{kind.String(), obj.String()}]
+		dg := s.d.holdersDoing()[model.LockRef{Object: obj, Kind: kind}]
+		if out.Holders = s.doingOf(dg); out.Holders != nil {
+			out.Holders.Frames = report.HoldersFrames(s.d.rec, s.d.m, dg)
 		}
 	}
 	return out, nil

@@ -4,7 +4,6 @@ import (
 	"container/list"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -56,7 +55,6 @@ type data struct {
 	// were blocked on it (model.View.HoldersDoingWith of the whole
 	// recording: no spans), folded on first use.
 	holdersOnce sync.Once
-	holdersMade atomic.Bool // holders is made (report: given it then)
 	holders     map[model.LockRef]*model.Doing
 
 	// reports: what the viewer takes of orca report's Report of the
@@ -67,9 +65,9 @@ type data struct {
 }
 
 // reportFacts is what the viewer reads of a Report (report.New): the
-// summary's counts and caveats, the potential deadlocks and the locks'
-// holders' frames; not its lists of threads and locks, which the viewer
-// makes from the model (c1G: 0.7 GB the Report, kept, made the index's
+// summary's counts and caveats and the potential deadlocks; not its lists
+// of threads and locks nor what the locks' holders did (Options.NoHolders),
+// which the viewer makes from the model (c1G: 0.7 GB the Report, kept, made the index's
 // build the first open's peak of memory).
 type reportFacts struct {
 	deadlocks, hangs, waitingAlone, locksTotal int
@@ -77,9 +75,6 @@ type reportFacts struct {
 	caveats                                    []string
 	potential                                  []report.PotentialDeadlock
 	potentialNote                              string
-	// holdersFrames: the report's locks' HoldersFrames, by kind and
-	// object as the report names them (none empty).
-	holdersFrames map[[2]string][]report.HolderFrame
 }
 
 func newReportFacts(r *report.Report) *reportFacts {
@@ -87,15 +82,6 @@ func newReportFacts(r *report.Report) *reportFacts {
 		deadlocks: len(r.Deadlocks), hangs: len(r.Hangs), waitingAlone: len(r.WaitingAlone), locksTotal: r.LocksTotal,
 		notVisible: r.Sight != nil && (!r.Sight.HangsVisible || !r.Sight.DeadlocksVisible),
 		caveats:    r.Caveats, potential: r.PotentialDeadlocks, potentialNote: r.PotentialNote(),
-		holdersFrames: map[[2]string][]report.HolderFrame{},
-	}
-	for _, rl := range r.Locks {
-		k := [2]string{rl.Kind, rl.Object}
-		if rl.HoldersFrames != nil {
-			f.holdersFrames[k] = rl.HoldersFrames
-		} else {
-			delete(f.holdersFrames, k) // the last of the kind and object, as a search of the list
-		}
 	}
 	return f
 }
@@ -163,18 +149,8 @@ func (d *data) report(want string) *reportFacts {
 		return r
 	}
 	var r *report.Report
-	var holders map[model.LockRef]*model.Doing
-	if want == "" && d.holdersMade.Load() {
-		// The whole recording's: the locks' details' own, when a
-		// detail made it first (a lock's first detail of a model built
-		// on demand: not folded twice). Not made for the report: kept
-		// whole (every lock each holder was blocked on, the report's
-		// first ten), it was c5G-slow5's 293 MB more at the index's
-		// build's peak.
-		holders = d.holders
-	}
 	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
-		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true, Holders: holders})
+		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true, NoHolders: true})
 	})
 	if len(d.reports) >= maxReports {
 		for k := range d.reports {
@@ -198,7 +174,6 @@ func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
 		d.modelMu.Lock()
 		defer d.modelMu.Unlock()
 		d.holders = d.all.HoldersDoingWith(nil)
-		d.holdersMade.Store(true)
 	})
 	return d.holders
 }

@@ -259,24 +259,3 @@ func TestHoldersDoingJUC(t *testing.T) {
 		t.Errorf("e's park on a latch: holders %+v", iv.Holders)
 	}
 }
-
-// TestHoldersShared: the viewer's report of every thread folds the locks'
-// holders itself (trimmed, as orca report keeps them) unless a lock's
-// detail made the viewer's fold first, which it is then given
-// (report.Options.Holders): the fold is not made for the report alone (kept
-// whole, it was c5G-slow5's 293 MB more at its index's build's peak), and
-// a first detail does not fold them twice. Either way the same answers.
-func TestHoldersShared(t *testing.T) {
-	r := fromTxtar(t, holderCase)
-	d := newData(r.rec, r.res)
-	first := d.report("")
-	if d.holdersMade.Load() {
-		t.Fatal("the report made the viewer's fold of the holders")
-	}
-	d2 := newData(r.rec, r.res)
-	d2.holdersDoing()
-	second := d2.report("")
-	if !d2.holdersMade.Load() || fmt.Sprint(first.holdersFrames) != fmt.Sprint(second.holdersFrames) {
-		t.Errorf("given the fold, the report's holders' frames %v, its own %v", second.holdersFrames, first.holdersFrames)
-	}
-}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -899,24 +898,13 @@ func (s *site) lock(r *http.Request) (any, error) {
 	for _, st := range l.HeldAt[:min(len(l.HeldAt), maxSites)] {
 		out.HeldAt = append(out.HeldAt, siteJSON{Stack: int(st), Frames: s.d.stackFrames(st)})
 	}
+	u, err := s.d.objectUse(obj, l.Contended())
+	if err != nil {
+		return nil, err
+	}
 	involved := map[int]bool{}
-	first, last := s.d.m.End, s.d.m.Start
-	// Every thread's intervals, read back a thread at a time, a run of
-	// blocks at a time (not kept: the cache is for the timeline's lanes;
-	// a Tomcat poller of an hour read whole was 839 MB).
-	for i, t := range s.d.m.AllThreads() {
-		err := s.d.m.EachIntervalIn(t, math.MinInt64, math.MaxInt64, func(ivs []model.Interval, _ int) bool {
-			for k := range ivs {
-				if iv := &ivs[k]; iv.Object == obj {
-					involved[i] = true
-					first, last = min(first, iv.Start), max(last, iv.End)
-				}
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+	for _, i := range u.threads {
+		involved[int(i)] = true
 	}
 	for _, o := range out.Owners {
 		if o.Thread >= 0 {
@@ -928,8 +916,8 @@ func (s *site) lock(r *http.Request) (any, error) {
 			out.Threads = append(out.Threads, i)
 		}
 	}
-	if first <= last {
-		out.First, out.Last = s.d.rel(first), s.d.rel(last)
+	if u.first <= u.last {
+		out.First, out.Last = s.d.rel(u.first), s.d.rel(u.last)
 	}
 	if kind == model.Monitor || kind == model.JUCLock {
 		dg := s.d.holdersDoing()[model.LockRef{Object: obj, Kind: kind}]

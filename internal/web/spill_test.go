@@ -173,3 +173,76 @@ func spillURLs(m *model.Model) []string {
 	}
 	return u
 }
+
+// TestObjectUse: a lock's detail's threads and span (data.objectUse), read
+// once for every contended lock's object or for one object alone, are
+// those of every interval on the object, found in a model that keeps its
+// intervals in memory, for every lock of the report's and the model's
+// cases and a synthetic recording, the model built as orca view builds it
+// with blocks of 3 intervals.
+func TestObjectUse(t *testing.T) {
+	var cases []string
+	for _, dir := range []string{"../report/testdata", "../model/testdata/cases"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
+		cases = append(cases, m...)
+	}
+	prefixes := map[string]string{}
+	for _, path := range cases {
+		prefixes[path] = testrec.Files(t, path)
+	}
+	prefixes["synthetic small"] = synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	defer model.SetIvBlockMax(3)()
+	locks, contended, threads := 0, 0, 0
+	for name, prefix := range prefixes {
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			continue
+		}
+		res, err := model.Build(rec, model.Options{})
+		if err != nil {
+			continue
+		}
+		rec2, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res2, err := model.Build(rec2, ModelOptions(rec2))
+		if err != nil {
+			t.Fatalf("%s: built as orca view builds it: %v", name, err)
+		}
+		m := res.Model
+		d := newData(rec2, res2)
+		for _, l := range res2.Model.Locks {
+			want := objUse{first: m.End, last: m.Start}
+			for i, th := range m.Threads {
+				in := false
+				for _, iv := range th.Intervals {
+					if iv.Object == l.Object {
+						in = true
+						want.first, want.last = min(want.first, iv.Start), max(want.last, iv.End)
+					}
+				}
+				if in {
+					want.threads = append(want.threads, int32(i))
+				}
+			}
+			for _, kept := range []bool{l.Contended(), false} {
+				got, err := d.objectUse(l.Object, kept)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(*got) != fmt.Sprint(want) {
+					t.Errorf("%s: %s %s (read for every contended lock: %v): %+v, want %+v", name, l.Kind, l.Object, kept, *got, want)
+				}
+			}
+			locks++
+			if l.Contended() {
+				contended++
+			}
+			threads += len(want.threads)
+		}
+	}
+	if contended == 0 || locks == contended || threads == 0 {
+		t.Errorf("%d locks, %d contended, %d threads: the test sees too little", locks, contended, threads)
+	}
+}

@@ -210,7 +210,15 @@ func (d *data) objectUse(obj format.ObjectID, contended bool) (*objUse, error) {
 					want[l.Object] = &objUse{first: d.m.End, last: d.m.Start}
 				}
 			}
-			d.usesErr = d.eachObjectInterval(want[0] != nil, func(o format.ObjectID) *objUse { return want[o] })
+			// A thread's intervals mostly repeat an object: the last
+			// one's use before the map.
+			last, lastUse := format.ObjectID(0), want[0]
+			d.usesErr = d.eachObjectInterval(want[0] != nil, func(o format.ObjectID) *objUse {
+				if o != last {
+					last, lastUse = o, want[o]
+				}
+				return lastUse
+			})
 			d.uses = want
 		})
 		if d.usesErr != nil {

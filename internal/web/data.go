@@ -59,10 +59,8 @@ type data struct {
 	holders     map[model.LockRef]*model.Doing
 
 	// uses: the objects of the contended locks, their uses (objectUse),
-	// read once at a lock's first detail.
-	usesOnce sync.Once
-	uses     map[format.ObjectID]*objUse
-	usesErr  error
+	// made with holders.
+	uses map[format.ObjectID]*objUse
 
 	// reports: what the viewer takes of orca report's Report of the
 	// recording per thread filter ("" for none), built on first use
@@ -180,7 +178,25 @@ func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
 	d.holdersOnce.Do(func() {
 		d.modelMu.Lock()
 		defer d.modelMu.Unlock()
-		d.holders = d.all.HoldersDoingWith(nil)
+		// The one read of every thread's intervals the fold makes
+		// gives the uses of the contended locks' objects too (a lock's
+		// detail's threads: objectUse), not a read of its own (4.2 s of
+		// a first detail's 17.8 at an hour of Tomcat).
+		uses := map[format.ObjectID]*objUse{}
+		for _, l := range d.m.Locks {
+			if l.Contended() {
+				uses[l.Object] = &objUse{first: d.m.End, last: d.m.Start}
+			}
+		}
+		add := useAdder(uses)
+		ti, tid := -1, format.ThreadID(0)
+		d.holders = d.all.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, _ []model.OwnerSpan) {
+			if ti < 0 || t.ID != tid {
+				ti, tid = d.m.IndexOf(t.ID), t.ID
+			}
+			add(ti, iv)
+		})
+		d.uses = uses
 	})
 	return d.holders
 }
@@ -194,76 +210,61 @@ type objUse struct {
 }
 
 // objectUse returns the use of object obj (a lock's detail: its threads
-// and the span of its intervals), read from every thread's intervals, a
-// thread at a time, a run of the spill's blocks at a time (not kept: the
-// cache is for the timeline's lanes; a Tomcat poller of an hour read whole
-// was 839 MB). The first ask of a contended lock's object reads them
-// once for the objects of every contended lock and keeps their uses (a
-// lock's detail asked again, or another's, reads nothing: at an hour of
-// Tomcat, 2.5 s each time); another object's is read for it alone.
+// and the span of its intervals). Those of every contended lock's object
+// are made by the holders' fold (holdersDoing, which a monitor's or a
+// j.u.c. lock's detail makes anyway) as it reads every thread's
+// intervals, and kept: a lock's detail asked again, or another's, reads
+// nothing (each read every thread's intervals before: 2.5 s at an hour
+// of Tomcat). Another object's is read for it alone, from every thread's
+// intervals, a thread at a time, a run of the spill's blocks at a time
+// (not kept: the cache is for the timeline's lanes; a Tomcat poller of an
+// hour read whole was 839 MB).
 func (d *data) objectUse(obj format.ObjectID, contended bool) (*objUse, error) {
 	if contended {
-		d.usesOnce.Do(func() {
-			want := map[format.ObjectID]*objUse{}
-			for _, l := range d.m.Locks {
-				if l.Contended() {
-					want[l.Object] = &objUse{first: d.m.End, last: d.m.Start}
-				}
-			}
-			// A thread's intervals mostly repeat an object: the last
-			// one's use before the map.
-			last, lastUse := format.ObjectID(0), want[0]
-			d.usesErr = d.eachObjectInterval(want[0] != nil, func(o format.ObjectID) *objUse {
-				if o != last {
-					last, lastUse = o, want[o]
-				}
-				return lastUse
-			})
-			d.uses = want
-		})
-		if d.usesErr != nil {
-			return nil, d.usesErr
-		}
+		d.holdersDoing()
 		if u := d.uses[obj]; u != nil {
 			return u, nil
 		}
 	}
 	u := &objUse{first: d.m.End, last: d.m.Start}
-	err := d.eachObjectInterval(obj == 0, func(o format.ObjectID) *objUse {
-		if o == obj {
-			return u
-		}
-		return nil
-	})
-	return u, err
-}
-
-// eachObjectInterval adds every thread's intervals on an object to the use
-// of it that use returns (nil: not asked), thread by thread in order; those
-// on none (object 0: a park without a blocker, and every state without an
-// object) when zero.
-func (d *data) eachObjectInterval(zero bool, use func(format.ObjectID) *objUse) error {
+	add := useAdder(map[format.ObjectID]*objUse{obj: u})
 	for i, t := range d.m.AllThreads() {
 		err := d.m.EachIntervalIn(t, math.MinInt64, math.MaxInt64, func(ivs []model.Interval, _ int) bool {
 			for k := range ivs {
-				iv := &ivs[k]
-				if iv.Object == 0 && !zero {
-					continue
-				}
-				if u := use(iv.Object); u != nil {
-					if n := len(u.threads); n == 0 || u.threads[n-1] != int32(i) {
-						u.threads = append(u.threads, int32(i))
-					}
-					u.first, u.last = min(u.first, iv.Start), max(u.last, iv.End)
-				}
+				add(i, &ivs[k])
 			}
 			return true
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return u, nil
+}
+
+// useAdder returns a function that adds interval iv of thread i, given
+// thread by thread in order, to the use of its object in uses, if there
+// (object 0, of a park without a blocker and of every state without an
+// object, when uses has it).
+func useAdder(uses map[format.ObjectID]*objUse) func(i int, iv *model.Interval) {
+	zero := uses[0] != nil
+	// A thread's intervals mostly repeat an object: the last one's use
+	// before the map.
+	last, lastUse := format.ObjectID(0), uses[0]
+	return func(i int, iv *model.Interval) {
+		if iv.Object == 0 && !zero {
+			return
+		}
+		if iv.Object != last {
+			last, lastUse = iv.Object, uses[iv.Object]
+		}
+		if u := lastUse; u != nil {
+			if n := len(u.threads); n == 0 || u.threads[n-1] != int32(i) {
+				u.threads = append(u.threads, int32(i))
+			}
+			u.first, u.last = min(u.first, iv.Start), max(u.last, iv.End)
+		}
+	}
 }
 
 // locked runs f with d.modelMu held: a reader of the model's caches

@@ -174,8 +174,9 @@ func spillURLs(m *model.Model) []string {
 	return u
 }
 
-// TestObjectUse: a lock's detail's threads and span (data.objectUse), read
-// once for every contended lock's object or for one object alone, are
+// TestObjectUse: a lock's detail's threads and span (data.objectUse), made
+// with the holders' fold for every contended lock's object or read for one
+// object alone, are
 // those of every interval on the object, found in a model that keeps its
 // intervals in memory, for every lock of the report's and the model's
 // cases and a synthetic recording, the model built as orca view builds it
@@ -238,6 +239,9 @@ func TestObjectUse(t *testing.T) {
 			locks++
 			if l.Contended() {
 				contended++
+				if d.uses[l.Object] == nil {
+					t.Errorf("%s: %s %s: contended, its use not made with the holders' fold", name, l.Kind, l.Object)
+				}
 			}
 			threads += len(want.threads)
 		}

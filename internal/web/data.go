@@ -242,23 +242,33 @@ func (d *data) objectUse(obj format.ObjectID, contended bool) (*objUse, error) {
 	return u, nil
 }
 
+// useCacheBits: useAdder's cache of objects has 1<<useCacheBits slots.
+const useCacheBits = 12
+
 // useAdder returns a function that adds interval iv of thread i, given
 // thread by thread in order, to the use of its object in uses, if there
 // (object 0, of a park without a blocker and of every state without an
 // object, when uses has it).
 func useAdder(uses map[format.ObjectID]*objUse) func(i int, iv *model.Interval) {
 	zero := uses[0] != nil
-	// A thread's intervals mostly repeat an object: the last one's use
-	// before the map.
-	last, lastUse := format.ObjectID(0), uses[0]
+	// The objects met lately, found or not, in a cache before the map
+	// (an hour of Tomcat: 85 M intervals on 171 414 contended locks'
+	// objects and 6.3 M others; the map's look-ups were 2.2 s).
+	type slot struct {
+		obj format.ObjectID
+		u   *objUse
+		set bool
+	}
+	near := make([]slot, 1<<useCacheBits)
 	return func(i int, iv *model.Interval) {
 		if iv.Object == 0 && !zero {
 			return
 		}
-		if iv.Object != last {
-			last, lastUse = iv.Object, uses[iv.Object]
+		sl := &near[uint64(iv.Object)*0x9e3779b97f4a7c15>>(64-useCacheBits)]
+		if !sl.set || sl.obj != iv.Object {
+			*sl = slot{iv.Object, uses[iv.Object], true}
 		}
-		if u := lastUse; u != nil {
+		if u := sl.u; u != nil {
 			if n := len(u.threads); n == 0 || u.threads[n-1] != int32(i) {
 				u.threads = append(u.threads, int32(i))
 			}

@@ -113,3 +113,42 @@ func eachCaseAndSynth(t *testing.T, check func(t *testing.T, prefix string)) {
 		check(t, prefix)
 	})
 }
+
+// TestKeepBlame: HoldersDoingWith with an each lets go every thread's blame
+// log (the report's one pass), unless View.KeepBlame (orca view's: its
+// panels read them after), and either way gives the same Doings.
+func TestKeepBlame(t *testing.T) {
+	logged := 0
+	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
+		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, PackThreads: true, StackMark: testMark}
+		bytes := func(m *Model) int {
+			n := 0
+			for _, th := range m.AllThreads() {
+				n += len(BlameBytes(m, th))
+			}
+			return n
+		}
+		var doings [2]map[LockRef]*Doing
+		for k, keep := range []bool{true, false} {
+			_, res := testrec.OpenWith(t, prefix, opt)
+			m := res.Model
+			before := bytes(m)
+			v := m.Filter(nil)
+			v.KeepBlame = keep
+			doings[k] = v.HoldersDoingWith(func(*Thread, *Interval, []OwnerSpan) {})
+			after := bytes(m)
+			if keep && after != before || !keep && after != 0 {
+				t.Errorf("KeepBlame %v: the blame logs %d bytes, %d before", keep, after, before)
+			}
+			if keep {
+				logged += before
+			}
+		}
+		if !reflect.DeepEqual(doings[0], doings[1]) {
+			t.Error("the Doings differ with the blame logs kept")
+		}
+	})
+	if logged == 0 {
+		t.Error("no blame log in any case: the test sees nothing")
+	}
+}

@@ -36,6 +36,11 @@ type View struct {
 	// then: the step, and done of total (total 0: not counted); orca
 	// report's line on a terminal once the recording is read.
 	Progress func(step string, done, total int)
+	// KeepBlame: HoldersDoingWith keeps the threads' blame logs when it
+	// calls each (orca view: an interval's panel reads its spans from
+	// them after a lock's detail made the fold, not from the owner
+	// changes read back).
+	KeepBlame bool
 	// kept: the threads kept by ID; with all (no filter) the Model's
 	// map says it.
 	kept    map[format.ThreadID]bool

@@ -86,8 +86,9 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 // analysis.HoldersAndChains) then reads none again. Neither iv nor spans
 // may be kept or changed after the call. Its Doings have no Spans (the
 // report reads none: the union of every lock's spans is not held at once).
-// It lets go the blame spans the fold logged (blameLog): a later call reads
-// the owner changes back instead, for the same Doings.
+// It lets go the blame spans the fold logged (blameLog), unless
+// View.KeepBlame: a later call reads the owner changes back instead, for
+// the same Doings.
 func (v *View) HoldersDoingWith(each func(t *Thread, iv *Interval, spans []OwnerSpan)) map[LockRef]*Doing {
 	return v.holdersDoing(v.Model.spill != nil, false, each)
 }
@@ -382,7 +383,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	for _, f := range folds {
 		f.finish()
 	}
-	if each != nil {
+	if each != nil && !v.KeepBlame {
 		// The report's one pass: the blame logs are let go (a later pass
 		// reads the owner changes back, as before them), so that they
 		// are not held beside what the report makes next (the chains:

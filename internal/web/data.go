@@ -111,6 +111,9 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		}
 	}
 	d.all = m.Filter(nil)
+	// The holders' fold (holdersDoing) keeps the blame logs: an
+	// interval's panel reads its spans from them.
+	d.all.KeepBlame = true
 	d.jdkThread = analysis.JDKThreads(d.m, d.rec.FrameName)
 	d.deadlocks = analysis.Deadlocks(m)
 	d.reported = analysis.Reported(m)

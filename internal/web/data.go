@@ -245,8 +245,12 @@ func (d *data) objectUse(obj format.ObjectID, contended bool) (*objUse, error) {
 	return u, nil
 }
 
-// useCacheBits: useAdder's cache of objects has 1<<useCacheBits slots.
-const useCacheBits = 12
+// useCacheBits: useAdder's cache of objects has 1<<useCacheBits slots;
+// its filter 1<<useFilterBits bits (512 KB).
+const (
+	useCacheBits  = 12
+	useFilterBits = 22
+)
 
 // useAdder returns a function that adds interval iv of thread i, given
 // thread by thread in order, to the use of its object in uses, if there
@@ -263,11 +267,22 @@ func useAdder(uses map[format.ObjectID]*objUse) func(i int, iv *model.Interval) 
 		set bool
 	}
 	near := make([]slot, 1<<useCacheBits)
+	// And a filter before both: a bit for each object of uses, by hash (the
+	// objects parked on once, 6.3 M at the hour, missed the cache and the
+	// map each: 1.5 s).
+	filter := make([]uint64, 1<<(useFilterBits-6))
+	bit := func(o format.ObjectID) uint64 { return uint64(o) * 0x9e3779b97f4a7c15 >> (64 - useFilterBits) }
+	for o := range uses {
+		filter[bit(o)>>6] |= 1 << (bit(o) & 63)
+	}
 	return func(i int, iv *model.Interval) {
 		if iv.Object == 0 && !zero {
 			return
 		}
-		sl := &near[uint64(iv.Object)*0x9e3779b97f4a7c15>>(64-useCacheBits)]
+		if b := bit(iv.Object); filter[b>>6]&(1<<(b&63)) == 0 {
+			return
+		}
+		sl := &near[uint64(iv.Object)*0xc2b2ae3d27d4eb4f>>(64-useCacheBits)]
 		if !sl.set || sl.obj != iv.Object {
 			*sl = slot{iv.Object, uses[iv.Object], true}
 		}

@@ -24,16 +24,7 @@ import (
 // the hand-written cases of the report and the model and a synthetic
 // recording.
 func TestSpillAnswers(t *testing.T) {
-	var cases []string
-	for _, dir := range []string{"../report/testdata", "../model/testdata/cases"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
-		cases = append(cases, m...)
-	}
-	prefixes := map[string]string{}
-	for _, path := range cases {
-		prefixes[path] = testrec.Files(t, path)
-	}
-	prefixes["synthetic small"] = synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	prefixes := spillCases(t)
 	// Runs of the edges' spill of 7 edges and marks every 5: many of each
 	// in a small recording, and a run that ends between two marks.
 	defer model.SetEdgeSpillSizes(7, 5)()
@@ -52,21 +43,9 @@ func TestSpillAnswers(t *testing.T) {
 	laneWholeMax = 5
 	compared, dropped, edges := 0, 0, 0
 	for name, prefix := range prefixes {
-		rec, err := reader.Open(prefix)
-		if err != nil {
+		rec, res, rec2, res2, ok := bothModels(t, name, prefix)
+		if !ok {
 			continue
-		}
-		res, err := model.Build(rec, model.Options{})
-		if err != nil {
-			continue
-		}
-		rec2, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res2, err := model.Build(rec2, ModelOptions(rec2))
-		if err != nil {
-			t.Fatalf("%s: built as orca view builds it: %v", name, err)
 		}
 		if res2.Model.IntervalsDropped() {
 			dropped++
@@ -174,14 +153,9 @@ func spillURLs(m *model.Model) []string {
 	return u
 }
 
-// TestObjectUse: a lock's detail's threads and span (data.objectUse), made
-// with the holders' fold for every contended lock's object or read for one
-// object alone, are
-// those of every interval on the object, found in a model that keeps its
-// intervals in memory, for every lock of the report's and the model's
-// cases and a synthetic recording, the model built as orca view builds it
-// with blocks of 3 intervals.
-func TestObjectUse(t *testing.T) {
+// spillCases are the recordings the spill's tests serve, by name: the
+// hand-written cases of the report and the model and a synthetic one.
+func spillCases(t *testing.T) map[string]string {
 	var cases []string
 	for _, dir := range []string{"../report/testdata", "../model/testdata/cases"} {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
@@ -192,24 +166,47 @@ func TestObjectUse(t *testing.T) {
 		prefixes[path] = testrec.Files(t, path)
 	}
 	prefixes["synthetic small"] = synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	return prefixes
+}
+
+// bothModels builds the recording at prefix twice: its intervals in
+// memory, and as orca view builds it (ModelOptions); false when the first
+// cannot be built (a case of malformed input).
+func bothModels(t *testing.T, name, prefix string) (*reader.Recording, *model.Result, *reader.Recording, *model.Result, bool) {
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		return nil, nil, nil, nil, false
+	}
+	rec2, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, err := model.Build(rec2, ModelOptions(rec2))
+	if err != nil {
+		t.Fatalf("%s: built as orca view builds it: %v", name, err)
+	}
+	return rec, res, rec2, res2, true
+}
+
+// TestObjectUse: a lock's detail's threads and span (data.objectUse), made
+// with the holders' fold for every contended lock's object or read for one
+// object alone, are
+// those of every interval on the object, found in a model that keeps its
+// intervals in memory, for every lock of the report's and the model's
+// cases and a synthetic recording, the model built as orca view builds it
+// with blocks of 3 intervals.
+func TestObjectUse(t *testing.T) {
+	prefixes := spillCases(t)
 	defer model.SetIvBlockMax(3)()
 	locks, contended, threads := 0, 0, 0
 	for name, prefix := range prefixes {
-		rec, err := reader.Open(prefix)
-		if err != nil {
+		_, res, rec2, res2, ok := bothModels(t, name, prefix)
+		if !ok {
 			continue
-		}
-		res, err := model.Build(rec, model.Options{})
-		if err != nil {
-			continue
-		}
-		rec2, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res2, err := model.Build(rec2, ModelOptions(rec2))
-		if err != nil {
-			t.Fatalf("%s: built as orca view builds it: %v", name, err)
 		}
 		m := res.Model
 		d := newData(rec2, res2)

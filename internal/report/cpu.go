@@ -251,7 +251,8 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 // samples of its holders while others were blocked on it, d, by leaf-most
 // Java frame, most first, the first holdersTop) as orca report gives them
 // for a lock it lists: nil when d says nothing (nil, or no time blocked).
-// orca view's lock detail, whose report would make them for every lock.
+// What orca view's lock detail shows (its report is made without them:
+// Options.NoHolders).
 func HoldersFrames(rec *reader.Recording, m *model.Model, d *model.Doing) []HolderFrame {
 	if d == nil || d.Blocked == 0 {
 		return nil

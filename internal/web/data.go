@@ -72,8 +72,8 @@ type data struct {
 // reportFacts is what the viewer reads of a Report (report.New): the
 // summary's counts and caveats and the potential deadlocks; not its lists
 // of threads and locks nor what the locks' holders did (Options.NoHolders),
-// which the viewer makes from the model (c1G: 0.7 GB the Report, kept, made the index's
-// build the first open's peak of memory).
+// which the viewer makes from the model (c1G: 0.7 GB the Report, kept,
+// made the index's build the first open's peak of memory).
 type reportFacts struct {
 	deadlocks, hangs, waitingAlone, locksTotal int
 	notVisible                                 bool

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -61,6 +62,10 @@ type data struct {
 	// uses: the objects of the contended locks, their uses (objectUse),
 	// made with holders.
 	uses map[format.ObjectID]*objUse
+
+	// made: while the index is written, what the holders' fold made for
+	// the locks whose details it keeps alone (indexLocks), nil otherwise.
+	made atomic.Pointer[lockMade]
 
 	// reports: what the viewer takes of orca report's Report of the
 	// recording per thread filter ("" for none), built on first use
@@ -204,6 +209,54 @@ func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
 	return d.holders
 }
 
+// lockMade is what the holders' fold made for some locks alone
+// (model.View.HoldersOf): their Doings, and their objects' uses, made as
+// it read every thread's intervals.
+type lockMade struct {
+	of      map[model.LockRef]bool // the locks folded
+	holders map[model.LockRef]*model.Doing
+	uses    map[format.ObjectID]*objUse
+}
+
+// foldFor folds the holders of locks alone, and the uses of their objects
+// (contended or not): the index's build, for the details it keeps, which
+// would otherwise fold every lock's holders (an hour of Tomcat: 171 414
+// contended locks; the index keeps indexLocks). Their Doings and uses are
+// those holdersDoing and objectUse give (TestIndexAnswers).
+func (d *data) foldFor(locks []*model.Lock) *lockMade {
+	refs := map[model.LockRef]bool{}
+	made := &lockMade{of: refs, uses: map[format.ObjectID]*objUse{}}
+	for _, l := range locks {
+		if l.Kind == model.Monitor || l.Kind == model.JUCLock {
+			refs[model.LockRef{Object: l.Object, Kind: l.Kind}] = true
+		}
+		made.uses[l.Object] = &objUse{first: d.m.End, last: d.m.Start}
+	}
+	v := *d.all // KeepBlame too: the whole fold, later, reads the logs
+	v.HoldersOf = refs
+	add := useAdder(made.uses)
+	ti, tid := -1, format.ThreadID(0)
+	d.locked(func() {
+		made.holders = v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, _ []model.OwnerSpan) {
+			if ti < 0 || t.ID != tid {
+				ti, tid = d.m.IndexOf(t.ID), t.ID
+			}
+			add(ti, iv)
+		})
+	})
+	return made
+}
+
+// lockHolders returns what the holders of lock ref did (nil: none were
+// blocked), from what foldFor made when it has it, else from the fold of
+// every lock (holdersDoing).
+func (d *data) lockHolders(ref model.LockRef) *model.Doing {
+	if made := d.made.Load(); made != nil && made.of[ref] {
+		return made.holders[ref]
+	}
+	return d.holdersDoing()[ref]
+}
+
 // objUse is what the threads' intervals say of an object: those of the
 // threads with an interval on it (their indexes, in order) and the first
 // start and last end of those intervals (first > last when none).
@@ -223,6 +276,9 @@ type objUse struct {
 // (not kept: the cache is for the timeline's lanes; a Tomcat poller of an
 // hour read whole was 839 MB).
 func (d *data) objectUse(obj format.ObjectID, contended bool) (*objUse, error) {
+	if made := d.made.Load(); made != nil && made.uses[obj] != nil {
+		return made.uses[obj], nil
+	}
 	if contended {
 		d.holdersDoing()
 		if u := d.uses[obj]; u != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/list"
 	"crypto/sha256"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"orca/internal/agentlib"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,6 +64,32 @@ const indexFlame = "/api/flame?states=blocked%2Cwaiting"
 // the end and at the instants of the first this many deadlocks.
 const indexDeadlockInstants = 64
 
+// indexLocks is how many locks' details an index keeps (keptLocks).
+var indexLocks = 100
+
+// keptLocks returns the locks whose details an index keeps, so that a
+// reopen answers them without the model (an hour of Tomcat: the model
+// built on demand ~2 min, then the holders' fold of every lock ~15 s): the
+// first indexLocks rows of the Locks view as it opens (locks.js: by
+// blocked time, most first, then by object; a group's members are the
+// group's row, whose figures /api/groups keeps), those clicked first.
+func (d *data) keptLocks() []*model.Lock {
+	var ls []*model.Lock
+	for _, l := range d.all.Locks {
+		if d.all.GroupOf(l) == nil {
+			ls = append(ls, l)
+		}
+	}
+	// The object's name is 8 hex digits: its order is the number's.
+	slices.SortStableFunc(ls, func(a, b *model.Lock) int {
+		return cmp.Or(cmp.Compare(b.Blocked, a.Blocked), cmp.Compare(a.Object, b.Object))
+	})
+	return ls[:min(len(ls), indexLocks)]
+}
+
+// lockURL is the detail's request of lock l.
+func lockURL(l *model.Lock) string { return "/api/locks/" + l.Kind.String() + "/" + l.Object.String() }
+
 // indexAnswers are the answers with parameters an index keeps: those the
 // page asks before the user asks a detail (app.js, timeline.js,
 // deadlocks.js, flame.js): the overview at each count of buckets it asks,
@@ -69,6 +97,7 @@ const indexDeadlockInstants = 64
 // the instant the Deadlocks tab first shows (the first deadlock's, else
 // the end), and at the other deadlocks' and the end (a click on a
 // deadlock or a hang). A deadlock's instant is Deadlocks.instantOf's.
+// Then the details of the locks listed first (keptLocks).
 func (d *data) indexAnswers() []string {
 	var u []string
 	for _, n := range overviewBuckets {
@@ -91,6 +120,9 @@ func (d *data) indexAnswers() []string {
 			seen[t] = true
 			u = append(u, fmt.Sprintf("/api/waitfor?t=%d", t))
 		}
+	}
+	for _, l := range d.keptLocks() {
+		u = append(u, lockURL(l))
 	}
 	return u
 }
@@ -771,11 +803,14 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// question (0.25 GB at c5G-slow5), let go before the tiles' segments
 	// and pieces are gathered (0.2 GB more). The overviews after the
 	// lanes, which sum them.
-	var graphs, later []string
+	var graphs, locks, later []string
 	for _, u := range d.indexAnswers() {
-		if strings.HasPrefix(u, "/api/waitfor?") {
+		switch {
+		case strings.HasPrefix(u, "/api/waitfor?"):
 			graphs = append(graphs, u)
-		} else {
+		case strings.HasPrefix(u, "/api/locks/"):
+			locks = append(locks, u)
+		default:
 			later = append(later, u)
 		}
 	}
@@ -783,6 +818,16 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		return stats, nil, err
 	}
 	d.locked(d.m.LetGoOwnerChanges)
+	// The locks' details it keeps, their holders folded for them alone
+	// (foldFor), not for every lock (holdersDoing).
+	if len(locks) > 0 {
+		d.made.Store(d.foldFor(d.keptLocks()))
+		err := ask(locks)
+		d.made.Store(nil)
+		if err != nil {
+			return stats, nil, err
+		}
+	}
 	// The threads' rows, their places and table, and the lanes' layouts
 	// after the graphs' owner changes are let go: the table (c5G-slow5:
 	// 92 MB) and the names' collation keys were held beside them (0.26 GB).

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -49,13 +50,14 @@ func TestIndexAnswers(t *testing.T) {
 	for _, f := range []string{"contention", "deadlock", "split"} {
 		cases = append(cases, indexCase{testrec.Files(t, "../report/testdata/"+f+".txtar"), false, false})
 	}
-	defer func(b, k, r int) { indexBudget, laneKeepMin, laneRecBlock = b, k, r }(indexBudget, laneKeepMin, laneRecBlock)
-	budget, keep, recs := indexBudget, laneKeepMin, laneRecBlock
+	defer func(b, k, r, l int) { indexBudget, laneKeepMin, laneRecBlock, indexLocks = b, k, r, l }(indexBudget, laneKeepMin, laneRecBlock, indexLocks)
+	budget, keep, recs, locks := indexBudget, laneKeepMin, laneRecBlock, indexLocks
 	for _, c := range cases {
 		prefix := c.prefix
-		indexBudget, laneKeepMin, laneRecBlock = budget, keep, recs
+		indexBudget, laneKeepMin, laneRecBlock, indexLocks = budget, keep, recs, locks
 		if c.lean {
-			indexBudget, laneKeepMin, laneRecBlock = 1, 50, 3
+			// And the details of 3 locks kept: the others' are the model's.
+			indexBudget, laneKeepMin, laneRecBlock, indexLocks = 1, 50, 3, 3
 		}
 		restore := func() {}
 		if c.pieces {
@@ -108,9 +110,44 @@ func TestIndexAnswers(t *testing.T) {
 		isrv.SetProgress(0.42)
 		var builds atomic.Int32
 		isrv.BuildOnDemand(func() { builds.Add(1) })
-		answers := srv.cur.Load().d.indexAnswers()
+		sd := srv.cur.Load().d
+		if sd.holders != nil {
+			t.Errorf("%s: the index's build folded every lock's holders, not the kept details' alone", prefix)
+		}
+		answers := sd.indexAnswers()
 		if want := len(overviewBuckets) + 2; len(answers) < want {
 			t.Errorf("%s: the index keeps %d answers with parameters (%q), want %d or more", prefix, len(answers), answers, want)
+		}
+		// The locks' details kept: the first of the Locks view, a
+		// contended monitor among them; past them, another's is not.
+		kept := sd.keptLocks()
+		var notKept []string
+		{
+			var all []*model.Lock
+			for _, l := range sd.all.Locks {
+				if sd.all.GroupOf(l) == nil {
+					all = append(all, l)
+				}
+			}
+			if len(kept) != min(len(all), indexLocks) {
+				t.Errorf("%s: %d locks' details kept of %d, want the first %d", prefix, len(kept), len(all), indexLocks)
+			}
+			if len(all) > 0 && (!kept[0].Contended() || kept[0].Kind != model.Monitor && kept[0].Kind != model.JUCLock) {
+				t.Errorf("%s: the first lock's detail kept is %s %s's: want a contended lock's first", prefix, kept[0].Kind, kept[0].Object)
+			}
+			for _, l := range all {
+				if !slices.Contains(kept, l) {
+					if l.Blocked > kept[len(kept)-1].Blocked {
+						t.Errorf("%s: lock %s (blocked %d) not kept, %s (%d) kept", prefix, l.Object, l.Blocked, kept[len(kept)-1].Object, kept[len(kept)-1].Blocked)
+					}
+					if len(notKept) == 0 && l.Contended() {
+						notKept = append(notKept, lockURL(l))
+					}
+				}
+			}
+			if c.lean && len(notKept) == 0 {
+				t.Errorf("%s: every lock's detail kept: the case compares no other", prefix)
+			}
 		}
 		fromIdx := httptest.NewServer(isrv)
 		m := res.Model
@@ -159,9 +196,9 @@ func TestIndexAnswers(t *testing.T) {
 			t.Errorf("%s: the index's answers started the model's build (%d)", prefix, b)
 		}
 		finest := st.Levels[len(st.Levels)-1]
-		for _, u := range []string{"/api/overview", "/api/overview?buckets=37", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
+		for _, u := range append([]string{"/api/overview", "/api/overview?buckets=37", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
 			"/api/flame?states=blocked", "/api/waitfor?t=1", "/api/edges",
-			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)} {
+			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)}, notKept...) {
 			if got := getBody(t, fromIdx.URL+u); !strings.HasPrefix(got, `503 {"error":"still reading the recording: 42 %"}`) {
 				t.Errorf("%s: %s from the index alone: %.200s, want 503, still reading", prefix, u, got)
 			}
@@ -173,8 +210,8 @@ func TestIndexAnswers(t *testing.T) {
 			t.Errorf("%s: a detail asked: the model's build started %d times, want once", prefix, b)
 		}
 		isrv.Ready(rec, res)
-		same("once ready", append(asked, "/api/overview", "/api/threads/0", "/api/summary?thread=main",
-			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0-%d", max(finest-1, 0), n-1)))
+		same("once ready", append(append(asked, "/api/overview", "/api/threads/0", "/api/summary?thread=main",
+			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0-%d", max(finest-1, 0), n-1)), notKept...))
 		mem.Close()
 		fromIdx.Close()
 		idx.Close()

@@ -2,12 +2,14 @@ package web
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"orca/internal/model"
+	"orca/internal/synth"
 )
 
 // threadIndexNamed returns the index of the thread named name in r.
@@ -174,4 +176,41 @@ func TestBrowserLockFacts(t *testing.T) {
 		}
 		screenshot(t, ctx, "graph-class-object.png")
 	})
+}
+
+// TestHeldOnBound: a lock's detail lists the first maxHeldOn of the locks
+// its holders were blocked on, most first, and says how many there were.
+func TestHeldOnBound(t *testing.T) {
+	prefix := synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	rec, res := viewerBuild(t, prefix)
+	ts := httptest.NewServer(New(rec, res, Options{}))
+	defer ts.Close()
+	doing := res.Model.Filter(nil).HoldersDoing()
+	defer func(n int) { maxHeldOn = n }(maxHeldOn)
+	cut := 0
+	for _, n := range []int{25, 2} {
+		maxHeldOn = n
+		for ref, dg := range doing {
+			if dg.Blocked == 0 {
+				continue
+			}
+			var v lockDetailJSON
+			getJSON(t, ts, "/api/locks/"+ref.Kind.String()+"/"+ref.Object.String(), &v)
+			h := v.Holders
+			if h == nil || h.BlockedOnTotal != len(dg.On) || len(h.BlockedOn) != min(len(dg.On), n) {
+				t.Fatalf("%s with maxHeldOn %d: holders %+v, want the first of %d locks blocked on", ref.Object, n, h, len(dg.On))
+			}
+			for i, b := range h.BlockedOn {
+				if on := dg.On[i]; b.Object != on.Lock.Object.String() || b.Time != int64(on.Time) {
+					t.Errorf("%s: blocked on %+v at %d, want %+v", ref.Object, b, i, on)
+				}
+			}
+			if len(h.BlockedOn) < len(dg.On) {
+				cut++
+			}
+		}
+	}
+	if cut == 0 {
+		t.Errorf("no lock's holders blocked on more than 2 locks: the cut is not tried")
+	}
 }

@@ -257,5 +257,8 @@ export function doingEl(d, threadLink) {
     h('span', { class: 'num' }, `${fmtDur(v)} · ${pct(v, d.while)}`)));
   const on = (d.blockedOn || []).map((b) => h('div', { class: 'muted small' }, `blocked on ${kindWord(b.kind)} ${b.object}${b.class ? ' ' + b.class : ''}`,
     b.id ? [' held by ', threadLink ? threadLink(b.holder, b.name) : b.name] : null, ` (${fmtDur(b.time)})`));
+  // The API lists the first maxHeldOn (api.go) of blockedOnTotal.
+  const more = (d.blockedOnTotal || 0) - on.length;
+  if (more > 0) on.push(h('div', { class: 'muted small' }, `… and blocked on ${fmtCount(more)} more ${more === 1 ? 'lock' : 'locks'}, for less time each`));
   return h('div', { class: 'doing' }, bar, rows, on);
 }

@@ -390,6 +390,37 @@ func TestBrowser(t *testing.T) {
 		waitJS(t, ctx, "the lock on the timeline", `orca.app.state.view === 'timeline' && orca.app.state.lock && !document.querySelector('.lock-chip').hidden`)
 		waitJS(t, ctx, "the filtered lanes", `+document.querySelector('canvas.timeline').dataset.lanes < `+fmt.Sprint(len(r.res.Model.Threads)+1))
 		eval[bool](t, ctx, `orca.timeline.idle().then(() => true)`)
+		// Its lanes are the threads its detail names (ranges of indexes):
+		// those of a lock whose threads are more than one range.
+		var d lockDetailJSON
+		var obj string
+		for _, l := range r.res.Model.Locks {
+			getJSON(t, ts, "/api/locks/"+l.Kind.String()+"/"+l.Object.String(), &d)
+			if obj = l.Object.String(); strings.Contains(d.Threads, ",") && strings.Contains(d.Threads, "-") {
+				break
+			}
+		}
+		var want []int
+		for part := range strings.SplitSeq(d.Threads, ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			if !isRange {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s's threads %q", obj, d.Threads)
+			}
+			for i := a; i <= b; i++ {
+				want = append(want, i)
+			}
+		}
+		eval[bool](t, ctx, `orca.app.setLock('`+obj+`').then(() => true)`)
+		waitJS(t, ctx, "the lock's lanes", `+document.querySelector('canvas.timeline').dataset.lanes === `+fmt.Sprint(len(want)))
+		got := eval[[]int](t, ctx, `orca.timeline.rows.filter((r) => r.kind === 'lane').map((r) => r.thread).sort((a, b) => a - b)`)
+		if len(want) != d.ThreadCount || !strings.Contains(d.Threads, ",") || !slices.Equal(got, want) {
+			t.Errorf("%s on the timeline: lanes of threads %v, want its %d threads %v (%q)", obj, got, d.ThreadCount, want, d.Threads)
+		}
 		screenshot(t, ctx, "timeline-lock.png")
 		eval[bool](t, ctx, `(orca.app.setLock(null), true)`)
 	})

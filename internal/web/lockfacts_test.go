@@ -178,39 +178,84 @@ func TestBrowserLockFacts(t *testing.T) {
 	})
 }
 
-// TestHeldOnBound: a lock's detail lists the first maxHeldOn of the locks
-// its holders were blocked on, most first, and says how many there were.
-func TestHeldOnBound(t *testing.T) {
+// TestLockDetailBounds: a lock's detail lists the first maxLockThreads
+// owners, most blamed first, and waiters, in order of first block, and
+// the first maxHeldOn of the locks its holders were blocked on, most
+// first, and says how many of each there were; its threads are ranges of
+// the indexes of its owners and of the threads with an interval on it.
+func TestLockDetailBounds(t *testing.T) {
 	prefix := synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
 	rec, res := viewerBuild(t, prefix)
-	ts := httptest.NewServer(New(rec, res, Options{}))
+	srv := New(rec, res, Options{})
+	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	doing := res.Model.Filter(nil).HoldersDoing()
-	defer func(n int) { maxHeldOn = n }(maxHeldOn)
-	cut := 0
-	for _, n := range []int{25, 2} {
-		maxHeldOn = n
-		for ref, dg := range doing {
-			if dg.Blocked == 0 {
+	m := res.Model
+	d := srv.cur.Load().d
+	doing := m.Filter(nil).HoldersDoing()
+	defer func(n, k int) { maxHeldOn, maxLockThreads = n, k }(maxHeldOn, maxLockThreads)
+	cutOn, cutOwners, cutWaiters := 0, 0, 0
+	for _, n := range []int{100, 2} {
+		maxHeldOn, maxLockThreads = n, n
+		for _, l := range m.Locks {
+			var v lockDetailJSON
+			getJSON(t, ts, "/api/locks/"+l.Kind.String()+"/"+l.Object.String(), &v)
+			owners, waiters := m.OwnersOf(l), m.WaitersOf(l)
+			if v.OwnersTotal != len(owners) || len(v.Owners) != min(len(owners), n) || v.WaitersTotal != len(waiters) || len(v.Waiters) != min(len(waiters), n) {
+				t.Fatalf("%s %s with %d: %d of %d owners, %d of %d waiters; the model's %d and %d", l.Kind, l.Object, n,
+					len(v.Owners), v.OwnersTotal, len(v.Waiters), v.WaitersTotal, len(owners), len(waiters))
+			}
+			want := map[int]bool{}
+			for i, o := range owners {
+				if i < n && v.Owners[i].ID != o.Thread.String() {
+					t.Errorf("%s: owner %d %s, want %s", l.Object, i, v.Owners[i].ID, o.Thread)
+				}
+				if k := d.threadIndex(o.Thread); k >= 0 {
+					want[k] = true
+				}
+			}
+			for i, w := range waiters {
+				if i < n && v.Waiters[i] != d.threadIndex(w) {
+					t.Errorf("%s: waiter %d %d, want %d", l.Object, i, v.Waiters[i], d.threadIndex(w))
+				}
+				if k := d.threadIndex(w); k >= 0 {
+					want[k] = true // a waiter has an interval on it
+				}
+			}
+			got, err := srv.cur.Load().threadList(v.Threads, 1<<30)
+			if err != nil || len(got) != v.ThreadCount || !slices.IsSorted(got) {
+				t.Fatalf("%s: threads %q (%d): %v, %v", l.Object, v.Threads, v.ThreadCount, got, err)
+			}
+			for _, k := range got {
+				delete(want, k)
+			}
+			if len(want) > 0 {
+				t.Errorf("%s: threads %q lack %v", l.Object, v.Threads, want)
+			}
+			if len(v.Owners) < len(owners) {
+				cutOwners++
+			}
+			if len(v.Waiters) < len(waiters) {
+				cutWaiters++
+			}
+			dg := doing[model.LockRef{Object: l.Object, Kind: l.Kind}]
+			if dg == nil || dg.Blocked == 0 {
 				continue
 			}
-			var v lockDetailJSON
-			getJSON(t, ts, "/api/locks/"+ref.Kind.String()+"/"+ref.Object.String(), &v)
 			h := v.Holders
 			if h == nil || h.BlockedOnTotal != len(dg.On) || len(h.BlockedOn) != min(len(dg.On), n) {
-				t.Fatalf("%s with maxHeldOn %d: holders %+v, want the first of %d locks blocked on", ref.Object, n, h, len(dg.On))
+				t.Fatalf("%s with maxHeldOn %d: holders %+v, want the first of %d locks blocked on", l.Object, n, h, len(dg.On))
 			}
 			for i, b := range h.BlockedOn {
 				if on := dg.On[i]; b.Object != on.Lock.Object.String() || b.Time != int64(on.Time) {
-					t.Errorf("%s: blocked on %+v at %d, want %+v", ref.Object, b, i, on)
+					t.Errorf("%s: blocked on %+v at %d, want %+v", l.Object, b, i, on)
 				}
 			}
 			if len(h.BlockedOn) < len(dg.On) {
-				cut++
+				cutOn++
 			}
 		}
 	}
-	if cut == 0 {
-		t.Errorf("no lock's holders blocked on more than 2 locks: the cut is not tried")
+	if cutOn == 0 || cutOwners == 0 || cutWaiters == 0 {
+		t.Errorf("lists cut: %d of the locks blocked on, %d of owners, %d of waiters: a cut not tried", cutOn, cutOwners, cutWaiters)
 	}
 }

@@ -326,7 +326,8 @@ func TestLockDetail(t *testing.T) {
 	}
 	var d lockDetailJSON
 	getJSON(t, ts, "/api/locks/monitor/00002222", &d)
-	if len(d.Owners) != 1 || d.Owners[0].Name != "a" || len(d.Waiters) != 2 || len(d.Threads) != 3 || d.First != 2e9 || d.Last != 5e9 {
+	if len(d.Owners) != 1 || d.Owners[0].Name != "a" || d.OwnersTotal != 1 || len(d.Waiters) != 2 || d.WaitersTotal != 2 ||
+		d.Threads != "0-1,3" || d.ThreadCount != 3 || d.First != 2e9 || d.Last != 5e9 {
 		t.Errorf("lock 00002222 = %+v", d)
 	}
 	var e edgesJSON

@@ -285,7 +285,7 @@ class App {
     if (!l) return;
     try {
       const d = await getJSON(`/api/locks/${l.kind}/${obj}`);
-      this.lockThreads = d.threads;
+      this.lockThreads = d.threads; // ranges of indexes, as /api/lanes' only takes them
     } catch (e) {
       this.error(e.message);
     }

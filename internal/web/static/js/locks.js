@@ -272,7 +272,7 @@ export class Locks {
     if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${n(d.notifies)} / ${n(d.notifyAlls)}`]);
     if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);
     if (d.acquires || d.releases) stats.push(['acquires / releases', `${n(d.acquires)} / ${n(d.releases)}`]);
-    const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
+    const blamed = Math.max(1, d.blamedTotal); // of every owner, the first listed
     // Contentions that ended, and those still going on at the end, apart.
     const contentions = (o) => o.open ? `${n(o.contentions)}×, ${n(o.open)} still blocked` : `${n(o.contentions)}×`;
     const out = [
@@ -293,7 +293,7 @@ export class Locks {
           h('td', { class: 'num' }, contentions(o)),
           // The share as orca report prints it (the API's share).
           h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${o.share}`))))));
-      if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.owners.length - 25)} more owners`));
+      if (d.ownersTotal > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.ownersTotal - 25)} more owners`));
     }
     // What the holders did while others were blocked (the report's
     // holders_doing and holders_frames).
@@ -311,10 +311,10 @@ export class Locks {
           h('button', { class: 'holders-flame', onclick: () => app.flameFor({ lock: d.object, kind: 'all' }) }, "Flame graph of the holders' samples")) : null));
     }
     if (d.waiters.length) {
-      out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${n(d.waiters.length)}, in order of first block`)),
+      out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${n(d.waitersTotal)}, in order of first block`)),
         h('div', { class: 'chips' }, d.waiters.slice(0, 60).map((i) => i >= 0 ? h('a', { href: '#', class: 'thread-chip', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : null)));
     }
-    if (d.waiters.length > 60) out.push(h('div', { class: 'muted small' }, `… and ${n(d.waiters.length - 60)} more`));
+    if (d.waitersTotal > 60) out.push(h('div', { class: 'muted small' }, `… and ${n(d.waitersTotal - 60)} more`));
     if (d.sites.length) {
       out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${n(d.sitesTotal)} call sites${d.sitesTotal > 20 ? ', the 20 costliest' : ''}`)));
       for (const s of d.sites.slice(0, 20)) {

@@ -3,7 +3,7 @@
 // tiles.go). Only the visible lanes and tiles are fetched and drawn, so the
 // cost of a frame depends on the screen, not on the recording.
 
-import { getTile, getJSON, getLanes, threadRanges, threadRefs } from './api.js';
+import { getTile, getJSON, getLanes, threadRefs } from './api.js';
 import { STATES, STATE_COLORS, STATE_TITLES, RUN_PARTS, RUN_COLORS, RUN_TITLES, runParts, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, h, pct, fill, breakable, ownerFacts } from './format.js';
 
 const TILE_W = 1024;
@@ -157,7 +157,7 @@ export class Timeline {
     const st = this.app.state;
     const p = { sort: st.sort, group: st.group ? '1' : '0' };
     if (st.filter) p.filter = st.filter;
-    if (st.lock && st.lockOnly && this.app.lockThreads) p.only = threadRanges(this.app.lockThreads);
+    if (st.lock && st.lockOnly && this.app.lockThreads != null) p.only = this.app.lockThreads;
     return p;
   }
 

@@ -873,7 +873,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		if err != nil {
 			return stats, nil, err
 		}
-		p, err := (&site{d: d, srv: s, opt: s.opt}).layoutParams(req)
+		p, err := (&site{d: d, srv: s, opt: s.opt}).layoutParams(nil, req)
 		if err != nil {
 			return stats, nil, err
 		}

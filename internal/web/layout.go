@@ -169,6 +169,10 @@ type groupsJSON struct {
 	Blocked []int64  `json:"blocked"` // ns, the members' time[1] summed
 }
 
+// maxLanesBody bounds a POST /api/lanes' body: only, ranges of up to
+// millions of threads.
+const maxLanesBody = 64 << 20
+
 // layoutParams are a layout's parameters as the page sends them.
 type layoutParams struct {
 	sort   string
@@ -177,8 +181,17 @@ type layoutParams struct {
 	only   []int  // nil: every thread
 }
 
-func (s *site) layoutParams(r *http.Request) (layoutParams, error) {
+func (s *site) layoutParams(w http.ResponseWriter, r *http.Request) (layoutParams, error) {
 	q := r.URL.Query()
+	if r.Method == http.MethodPost {
+		// only in the body (application/x-www-form-urlencoded), the rest
+		// in the query: a form's values come first in r.Form.
+		r.Body = http.MaxBytesReader(w, r.Body, maxLanesBody)
+		if err := r.ParseForm(); err != nil {
+			return layoutParams{}, badRequest("the lanes' form: %v", err)
+		}
+		q = r.Form
+	}
 	p := layoutParams{sort: q.Get("sort"), filter: strings.ToLower(q.Get("filter"))}
 	switch q.Get("group") {
 	case "", "0":
@@ -420,7 +433,7 @@ func indexLayouts() []string {
 // lanes answers GET /api/lanes: the index's answer when it keeps it, else
 // the layout of the model's table, or of the index's.
 func (s *site) lanes(w http.ResponseWriter, r *http.Request) {
-	if s.idx != nil {
+	if s.idx != nil && r.Method != http.MethodPost { // a POST's only is in its body
 		if b := s.idx.answer(r); b != nil {
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Header().Set("Cache-Control", "no-store")
@@ -428,7 +441,7 @@ func (s *site) lanes(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p, err := s.layoutParams(r)
+	p, err := s.layoutParams(w, r)
 	if err != nil {
 		writeError(w, err)
 		return

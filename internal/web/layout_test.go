@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -118,6 +120,36 @@ func TestLanesAndRows(t *testing.T) {
 			}
 		}
 		check("before the model")
+		// only in a POST's form body (the page's way): the GET's answer,
+		// from the model and from the index, and past a URL's bounds.
+		post := func(base, u string) string {
+			path, query, _ := strings.Cut(u, "?")
+			q, _ := url.ParseQuery(query)
+			only := q.Get("only")
+			q.Del("only")
+			res, err := http.Post(base+path+"?"+q.Encode(), "application/x-www-form-urlencoded", strings.NewReader(url.Values{"only": {only}}.Encode()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			return fmt.Sprintf("%d %s", res.StatusCode, b)
+		}
+		for _, u := range lanes {
+			if !strings.Contains(u, "only=") {
+				continue
+			}
+			want := getBody(t, mem.URL+u)
+			for _, base := range []string{mem.URL, fromIdx.URL} {
+				if got := post(base, u); got != want {
+					t.Errorf("%s: %s posted to %s: %.200q, want the GET's %.200q", prefix, u, base, got, want)
+				}
+			}
+		}
+		long := "/api/lanes?sort=start&group=1&only=" + strings.Repeat("0,1,", 300_000) + "0"
+		if want, got := getBody(t, mem.URL+"/api/lanes?sort=start&group=1&only=0-1"), post(fromIdx.URL, long); len(long) < 1<<20 || got != want {
+			t.Errorf("%s: only of %d bytes posted: %.200q, want %.200q", prefix, len(long), got, want)
+		}
 		if b := builds.Load(); b != 0 {
 			t.Errorf("%s: the layouts and rows started the model's build (%d)", prefix, b)
 		}

@@ -77,8 +77,13 @@ const LANES_MAGIC = 0x4c43524f;
 // lane's thread index, or -(g+1) for the head of group g, whose count
 // lanes follow.
 export async function getLanes(params) {
+  // only (a lock's threads, ranges of indexes) goes in a form body: at
+  // millions of threads it was longer than a URL may be.
+  const { only, ...rest } = params;
+  const url = '/api/lanes?' + new URLSearchParams(rest);
+  const init = only == null ? undefined : { method: 'POST', body: new URLSearchParams({ only }) };
   for (;;) {
-    const res = await fetch('/api/lanes?' + new URLSearchParams(params));
+    const res = await fetch(url, init);
     if (res.status === 503) { await new Promise((r) => setTimeout(r, 1000)); continue; }
     const buf = await (await check(res)).arrayBuffer();
     const dv = new DataView(buf);

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -393,10 +394,10 @@ func TestBrowser(t *testing.T) {
 		// Its lanes are the threads its detail names (ranges of indexes):
 		// those of a lock whose threads are more than one range.
 		var d lockDetailJSON
-		var obj string
+		var obj, kind string
 		for _, l := range r.res.Model.Locks {
 			getJSON(t, ts, "/api/locks/"+l.Kind.String()+"/"+l.Object.String(), &d)
-			if obj = l.Object.String(); strings.Contains(d.Threads, ",") && strings.Contains(d.Threads, "-") {
+			if obj, kind = l.Object.String(), l.Kind.String(); strings.Contains(d.Threads, ",") && strings.Contains(d.Threads, "-") {
 				break
 			}
 		}
@@ -415,7 +416,7 @@ func TestBrowser(t *testing.T) {
 				want = append(want, i)
 			}
 		}
-		eval[bool](t, ctx, `orca.app.setLock('`+obj+`').then(() => true)`)
+		eval[bool](t, ctx, `orca.app.setLock('`+obj+`', null, '`+kind+`').then(() => true)`)
 		waitJS(t, ctx, "the lock's lanes", `+document.querySelector('canvas.timeline').dataset.lanes === `+fmt.Sprint(len(want)))
 		got := eval[[]int](t, ctx, `orca.timeline.rows.filter((r) => r.kind === 'lane').map((r) => r.thread).sort((a, b) => a - b)`)
 		if len(want) != d.ThreadCount || !strings.Contains(d.Threads, ",") || !slices.Equal(got, want) {
@@ -687,6 +688,28 @@ func TestREADMEScreenshot(t *testing.T) {
 	t.Logf("wrote %s (%d bytes)", out, len(png))
 }
 
+// firstRowStands: an object of more than one kind in /api/locks (a j.u.c.
+// lock's sync, parked on) stands for its first row, the first ranked,
+// whose detail the index keeps.
+func firstRowStands(t *testing.T, ctx context.Context, ts *httptest.Server) {
+	var all []lockJSON
+	getJSON(t, ts, "/api/locks", &all)
+	first, shared := map[string]string{}, 0
+	for _, l := range all {
+		if k, ok := first[l.Object]; !ok {
+			first[l.Object] = l.Kind
+		} else if k != l.Kind {
+			shared++
+			if got := eval[string](t, ctx, `orca.app.lockByObject('`+l.Object+`').kind`); got != k {
+				t.Errorf("object %s stands for its %s, want its first row's %s", l.Object, got, k)
+			}
+		}
+	}
+	if shared == 0 {
+		t.Errorf("no object of two kinds among %d locks: the choice is not tried", len(all))
+	}
+}
+
 // TestBrowserVirtual: virtual threads (issue 14 item 5) are grouped on the timeline by name
 // pattern, each group collapsed to one row until clicked, so thousands of them stay usable.
 func TestBrowserVirtual(t *testing.T) {
@@ -713,6 +736,7 @@ func TestBrowserVirtual(t *testing.T) {
 	ctx := newBrowser(t, 1600, 1000)
 	open(t, ctx, ts.URL+"/")
 	waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+	firstRowStands(t, ctx, ts)
 	all := len(r.res.Model.Threads)
 	if got, want := eval[string](t, ctx, `document.querySelector('canvas.timeline').dataset.lanes`), fmt.Sprint(all-hidden); got != want {
 		t.Errorf("%s lanes, want %s: the %d threads but the %d virtual ones in groups, collapsed", got, want, all, hidden)

@@ -114,7 +114,11 @@ class App {
       this.threads = new Array(summary.threads); // the rows asked so far, by index
       this.locks = locks;
       this.groups = groups;
-      this.lockIndex = new Map(locks.map((l) => [l.object, l]));
+      // An object may be a monitor, a j.u.c. lock and a park's blocker at
+      // once (an AQS sync): its first row, the one ranked first, stands
+      // for it (the index keeps the first rows' details).
+      this.lockIndex = new Map();
+      for (const l of locks) if (!this.lockIndex.has(l.object)) this.lockIndex.set(l.object, l);
       this.dls = dls;
     } catch (e) {
       main.replaceChildren(h('div', { class: 'fatal' }, h('h2', null, 'Cannot load the recording'), h('p', null, e.message)));
@@ -279,8 +283,8 @@ class App {
     return Promise.all(waits);
   }
 
-  async loadLockThreads(obj) {
-    const l = this.lockIndex.get(obj);
+  async loadLockThreads(obj, kind) {
+    const l = kind ? { kind } : this.lockIndex.get(obj);
     this.lockThreads = null;
     if (!l) return;
     try {
@@ -293,12 +297,14 @@ class App {
 
   // setLock highlights a lock's intervals on the timeline (null: none).
   // With span ([first, last] of its intervals) the timeline shows that range.
-  async setLock(obj, span) {
+  // kind: the lock's whose threads the timeline shows (its detail's);
+  // else the object's first row's.
+  async setLock(obj, span, kind) {
     const st = this.state;
     st.lock = obj || '';
     if (obj) {
       st.lockOnly = true;
-      await this.loadLockThreads(obj);
+      await this.loadLockThreads(obj, kind);
     }
     this.timeline.updateLockChip();
     this.timeline.syncControls();

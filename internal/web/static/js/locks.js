@@ -283,7 +283,7 @@ export class Locks {
       ...(d.leftLocked || []).map((x) => h('div', { class: 'left-locked' }, 'left locked: ', link(x.thread, x.name),
         ` ended at ${fmtTime(x.ended)} holding it, and ${n(x.parks)} ${x.parks === 1 ? 'park' : 'parks'} named it the owner after (it never released it)`)),
       h('div', { class: 'actions' },
-        h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),
+        h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last], d.kind) }, 'Show on the timeline'),
         h('button', { onclick: () => app.flameFor({ lock: d.object }) }, 'Flame graph of this lock')),
     ];
     if (d.owners.length) {

@@ -83,14 +83,38 @@ func TestBrowserIndex(t *testing.T) {
 	if b := builds.Load(); b != 0 {
 		t.Fatalf("the tabs as they first show started the model's build (%d)", b)
 	}
+	// A lock on the timeline: its detail's threads from the index (kept),
+	// its lanes drawn from the tiles without it, undimmed, while its
+	// highlight waits for the model, which it starts.
+	var locks []lockJSON
+	getJSON(t, ts, "/api/locks", &locks)
+	lk := locks[0]
+	eval[bool](t, ctx, `(orca.app.show('timeline'), orca.app.setLock('`+lk.Object+`', null, '`+lk.Kind+`').then(() => true))`)
+	// At a time and zoom not shown yet (the zooms before went through the
+	// levels around at): no tile of it without the lock at hand.
+	other := float64(m.End-m.Start) * 0.9
+	eval[bool](t, ctx, fmt.Sprintf(`(orca.timeline.setRange(%f, %f), true)`, other-4e5, other+4e5))
+	if eval[bool](t, ctx, `orca.app.lockThreads == null`) {
+		t.Fatalf("lock %s %s: its threads not loaded from the index", lk.Kind, lk.Object)
+	}
+	meanwhile := `(() => { const tl = orca.timeline;
+		for (const c of tl.cache.values()) {
+			if (c.lock !== '` + lk.Object + `' || !c.reading || c.level !== tl.level()) continue;
+			const p = tl.cache.get(c.level + ':' + c.k + ':');
+			if (p && p.lanes.size > 0 && [...p.lanes].every(([th, l]) => l.plain && tl.lane(c.level, c.k, th) === l)) return true;
+		}
+		return false; })()`
+	waitJS(t, ctx, "the lock's lanes drawn without it while it waits", meanwhile)
+	screenshot(t, ctx, "index-lock-waiting.png")
 	// A thread's detail: the model is read for it, the page says so
 	// meanwhile, and shows it once read.
-	eval[bool](t, ctx, `(orca.app.show('timeline'), orca.app.panel.showThread(0), true)`)
+	eval[bool](t, ctx, `(orca.app.panel.showThread(0), true)`)
 	waitJS(t, ctx, "a note that the recording is read", `[...document.querySelectorAll('.toast.note')].some((e) => e.textContent.includes('still reading the recording'))`)
 	if b := builds.Load(); b != 1 {
-		t.Fatalf("a thread's detail asked: the model's build started %d times, want once", b)
+		t.Fatalf("a lock's highlight and a thread's detail asked: the model's build started %d times, want once", b)
 	}
 	close(ready)
+	waitJS(t, ctx, "the lock's highlight once the model is read", `[...orca.timeline.cache.values()].some((c) => c.lock === '`+lk.Object+`' && c.lanes.size > 0 && !c.reading)`)
 	waitJS(t, ctx, "the thread's detail once the model is read", `document.getElementById('panel').textContent.includes('Started at')`)
 	if eval[bool](t, ctx, `!!document.querySelector('.toast.error')`) {
 		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.querySelector('.toast.error').textContent`))

@@ -385,21 +385,43 @@ export class Timeline {
       const l = c && c.lanes.get(thread);
       if (l) { c.used = this.frame; return l; }
     }
+    // The lock's tiles wait for the model (an index alone answers 503):
+    // the tile without the lock meanwhile (ask), drawn undimmed.
+    if (t && t.reading) {
+      const p = this.cache.get(`${level}:${k}:`);
+      const l = p && p.lanes.get(thread);
+      if (l) { p.used = this.frame; return l; }
+    }
     return null;
   }
 
-  request(level, k, thread) {
-    const key = this.tileKey(level, k);
+  request(level, k, thread, lock = this.app.state.lock || '') {
+    const key = `${level}:${k}:${lock}`;
     let t = this.cache.get(key);
     if (!t) {
-      t = { level, k, lock: this.app.state.lock, lanes: new Map(), pending: new Set(), used: this.frame, segs: 0 };
+      t = { level, k, lock, lanes: new Map(), pending: new Set(), used: this.frame, segs: 0 };
       this.cache.set(key, t);
     }
-    if (t.pending.has(thread) || t.lanes.has(thread) || (t.retryAt && Date.now() < t.retryAt)) return;
+    if (t.pending.has(thread) || t.lanes.has(thread)) return;
+    if (t.retryAt && Date.now() < t.retryAt) {
+      // Asked again then: stillReading's one timer can come first by a
+      // little, or be another tile's (a lock's tiles whose 503s came
+      // apart), and a tile passed by then was never asked again.
+      this.retryLater(t.retryAt);
+      return;
+    }
     t.pending.add(thread);
     let q = this.queue.find((e) => e.key === key && e.threads.length < LANES_PER_REQUEST);
     if (!q) { q = { key, t, threads: [] }; this.queue.push(q); }
     q.threads.push(thread);
+  }
+
+  // retryLater redraws (asks) just after at, once for the earliest.
+  retryLater(at) {
+    if (this.retryTimer && this.retryTimerAt <= at) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimerAt = at;
+    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.redraw(); }, Math.max(0, at - Date.now()) + 10);
   }
 
   pump() {
@@ -407,7 +429,9 @@ export class Timeline {
       const q = this.queue.shift();
       this.inflight++;
       getTile(q.t.level, q.t.k, q.threads, q.t.lock).then((lanes) => {
+        q.t.reading = false;
         for (const [th, l] of lanes) {
+          l.plain = !q.t.lock; // not dimmed: no lock asked of it
           q.t.lanes.set(th, l);
           q.t.segs += l.s.length;
           this.cachedSegs += l.s.length;
@@ -416,7 +440,7 @@ export class Timeline {
         // Asked again in a second, not at once: ask, called on each
         // answer, would ask a failing tile again and again.
         q.t.retryAt = Date.now() + 1000;
-        if (e.status === 503) this.stillReading(e.message);
+        if (e.status === 503) { q.t.reading = true; this.stillReading(e.message); }
         else this.app.error(`loading the timeline: ${e.message}`);
       }).finally(() => {
         for (const th of q.threads) q.t.pending.delete(th);
@@ -494,6 +518,7 @@ export class Timeline {
         if (t && t.lanes.has(r.thread)) continue;
         missing++;
         this.request(level, k, r.thread);
+        if (t && t.reading) this.request(level, k, r.thread, '');
       }
     }
     if (rowsMissing.length) this.wantRows(rowsMissing, first);
@@ -586,7 +611,7 @@ export class Timeline {
             B[nb].push(x0, ry, w, rh);
             continue;
           }
-          const variant = dimming && !(code & FLAG_HL) ? 2 : n[i] > 1 ? 1 : 0;
+          const variant = dimming && !l.plain && !(code & FLAG_HL) ? 2 : n[i] > 1 ? 1 : 0;
           B[state * 3 + variant].push(x0, y + pad, w, bh);
           // A label once per segment, in the tile where its visible part starts.
           const vs = Math.max(s[i], st.t0);

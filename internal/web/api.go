@@ -836,7 +836,8 @@ type doingJSON struct {
 	Doing     map[string]int64 `json:"doing"`
 	BlockedOn []heldOnJSON     `json:"blockedOn"` // the first maxHeldOn locks the holders were blocked on, most first
 	// BlockedOnTotal: how many locks they were blocked on in all (the
-	// busiest monitor of an hour of Tomcat: 6 003, 1.2 MB of its detail).
+	// busiest monitor of an hour of Tomcat: 6 003, nearly all of its 1.1 MB
+	// detail).
 	BlockedOnTotal int `json:"blockedOnTotal"`
 	// Frames: the report's holders_frames (the samples by leaf-most Java
 	// frame: report.HoldersFrames), of a lock only: most samples first.

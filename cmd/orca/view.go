@@ -56,10 +56,9 @@ $XDG_CACHE_HOME/orca/view), so that the next view serves at once (the
 timeline, the locks and the first 100 locks' details, the deadlocks, the
 flame graph; the rest, as an interval's or a thread's detail, another
 lock's, a lock's highlight, a filter, reads the recording again first,
-once): a 5 GB recording wants
-~30 GB and ~5 GB free. orca view warns when either has less room;
-ORCA_VIEW_SPILL=0 keeps the intervals in memory instead, ORCA_VIEW_INDEX=0
-writes no index.
+once): a 5 GB recording wants ~30 GB and ~5 GB free. orca view warns when
+either has less room; ORCA_VIEW_SPILL=0 keeps the intervals in memory
+instead, ORCA_VIEW_INDEX=0 writes no index.
 
 Examples:
   orca view /tmp/run1

@@ -120,7 +120,7 @@ func viewDiffers(t *testing.T, dir, prefix string, key []byte, strict bool) bool
 	fromIdx.BuildOnDemand(func() {})
 	m := res.Model
 	n := len(m.Threads)
-	urls := append(append([]string{}, indexBodies...), spill.cur.Load().d.indexAnswers()...)
+	urls := append(append([]string{}, indexBodies...), spill.cur.Load().d.indexAnswers(spill.cur.Load().d.keptLocks())...)
 	// The levels kept whole, and every finer one (cut from the lanes).
 	levels := slices.Clone(st.Levels)
 	for l := st.Levels[len(st.Levels)-1] - 1; l >= 0; l-- {

@@ -97,8 +97,8 @@ func lockURL(l *model.Lock) string { return "/api/locks/" + l.Kind.String() + "/
 // the instant the Deadlocks tab first shows (the first deadlock's, else
 // the end), and at the other deadlocks' and the end (a click on a
 // deadlock or a hang). A deadlock's instant is Deadlocks.instantOf's.
-// Then the details of the locks listed first (keptLocks).
-func (d *data) indexAnswers() []string {
+// Then the details of kept, the locks listed first (keptLocks).
+func (d *data) indexAnswers(kept []*model.Lock) []string {
 	var u []string
 	for _, n := range overviewBuckets {
 		u = append(u, fmt.Sprintf("/api/overview?buckets=%d", n))
@@ -121,7 +121,7 @@ func (d *data) indexAnswers() []string {
 			u = append(u, fmt.Sprintf("/api/waitfor?t=%d", t))
 		}
 	}
-	for _, l := range d.keptLocks() {
+	for _, l := range kept {
 		u = append(u, lockURL(l))
 	}
 	return u
@@ -804,7 +804,8 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// and pieces are gathered (0.2 GB more). The overviews after the
 	// lanes, which sum them.
 	var graphs, locks, later []string
-	for _, u := range d.indexAnswers() {
+	kept := d.keptLocks()
+	for _, u := range d.indexAnswers(kept) {
 		switch {
 		case strings.HasPrefix(u, "/api/waitfor?"):
 			graphs = append(graphs, u)
@@ -821,7 +822,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// The locks' details it keeps, their holders folded for them alone
 	// (foldFor), not for every lock (holdersDoing).
 	if len(locks) > 0 {
-		d.made.Store(d.foldFor(d.keptLocks()))
+		d.made.Store(d.foldFor(kept))
 		err := ask(locks)
 		d.made.Store(nil)
 		if err != nil {

@@ -114,13 +114,13 @@ func TestIndexAnswers(t *testing.T) {
 		if sd.holders != nil {
 			t.Errorf("%s: the index's build folded every lock's holders, not the kept details' alone", prefix)
 		}
-		answers := sd.indexAnswers()
+		kept := sd.keptLocks()
+		answers := sd.indexAnswers(kept)
 		if want := len(overviewBuckets) + 2; len(answers) < want {
 			t.Errorf("%s: the index keeps %d answers with parameters (%q), want %d or more", prefix, len(answers), answers, want)
 		}
 		// The locks' details kept: the first of the Locks view, a
 		// contended monitor among them; past them, another's is not.
-		kept := sd.keptLocks()
 		var notKept []string
 		{
 			var all []*model.Lock

@@ -130,9 +130,16 @@ func oneFigure(t *testing.T, r *recording) {
 		}
 		var d lockDetailJSON
 		getJSON(t, ts, "/api/locks/"+l.Kind+"/"+l.Object, &d)
-		if len(d.Owners) != len(l.Owners) {
-			t.Errorf("%s %s: %d owners in the viewer, %d in the report", l.Kind, l.Object, len(d.Owners), len(l.Owners))
+		if len(d.Owners) != min(len(l.Owners), maxLockThreads) || d.OwnersTotal != len(l.Owners) {
+			t.Errorf("%s %s: %d of %d owners in the viewer, %d in the report", l.Kind, l.Object, len(d.Owners), d.OwnersTotal, len(l.Owners))
 			continue
+		}
+		var blamed int64
+		for _, o := range l.Owners {
+			blamed += ns(o.BlamedS)
+		}
+		if db := d.BlamedTotal - blamed; db > int64(len(l.Owners)) || db < -int64(len(l.Owners)) {
+			t.Errorf("%s %s: %d ns blamed in all in the viewer, %d in the report's owners", l.Kind, l.Object, d.BlamedTotal, blamed)
 		}
 		for i, o := range l.Owners {
 			vo := d.Owners[i]

@@ -2,6 +2,8 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -25,6 +27,11 @@ import (
 // target thread, with a table of each thread's place. Edges of the same
 // ToTime keep the order the fold made them in (the stable sort of
 // Model.Edges): each run's edge carries its number in that order.
+//
+// An edge is written as zig-zag varints (edgeCodec, ~16 bytes, not the
+// 48 of its record in memory: the hour of Tomcat's 64 M edges, written
+// four times, were ~11 GB of the first open's writes): each block read
+// at once (a run; a mark's edges; a thread's) begins from zero.
 //
 // The readers go through Model.EdgesFrom (a time range: /api/edges, the
 // report's counts through a filter, the timelines), Model.EdgesTo (an
@@ -63,6 +70,98 @@ type edgeSpill struct {
 	s    *spillFile
 	buf  []edgeRec // the run being filled
 	runs []edgeRun
+	// tmp, keys and keys2: a run's room for its sorts by key (sortRun);
+	// enc for its bytes.
+	tmp         []edgeRec
+	keys, keys2 []uint64
+	enc         []byte
+}
+
+// edgeCodec writes and reads edges as zig-zag varints: the ToTime from
+// the edge's before, the FromTime from the ToTime, the target from the
+// edge's before, the source, the object, a byte of the kind and the flag,
+// and in a run of the fold's the seq from the edge's before. The zero
+// codec begins a block.
+type edgeCodec struct {
+	to  format.Time
+	id  format.ThreadID
+	seq uint64
+}
+
+// put appends e (seq with withSeq).
+func (c *edgeCodec) put(b []byte, e *Edge, seq uint64, withSeq bool) []byte {
+	b = binary.AppendVarint(b, int64(e.ToTime-c.to))
+	b = binary.AppendVarint(b, int64(e.ToTime-e.FromTime))
+	b = binary.AppendVarint(b, int64(e.To-c.id))
+	b = binary.AppendUvarint(b, uint64(e.From))
+	b = binary.AppendUvarint(b, uint64(e.Object))
+	k := byte(e.Kind)
+	if e.Ambiguous {
+		k |= 0x80
+	}
+	b = append(b, k)
+	if withSeq {
+		b = binary.AppendVarint(b, int64(seq-c.seq))
+		c.seq = seq
+	}
+	c.to, c.id = e.ToTime, e.To
+	return b
+}
+
+// get reads an edge from b into e (and seq, withSeq) and returns its
+// bytes: 0, e and c as they were, when b does not hold it whole; -1 when
+// b's bytes are no edge.
+func (c *edgeCodec) get(b []byte, e *Edge, seq *uint64, withSeq bool) int {
+	short := func(k int) int { return min(k, 0) } // 0: cut; -1: no varint
+	dTo, k := binary.Varint(b)
+	if k <= 0 {
+		return short(k)
+	}
+	n := k
+	span, k := binary.Varint(b[n:])
+	if k <= 0 {
+		return short(k)
+	}
+	n += k
+	dID, k := binary.Varint(b[n:])
+	if k <= 0 {
+		return short(k)
+	}
+	n += k
+	from, k := binary.Uvarint(b[n:])
+	if k <= 0 {
+		return short(k)
+	}
+	n += k
+	obj, k := binary.Uvarint(b[n:])
+	if k <= 0 {
+		return short(k)
+	}
+	n += k
+	if n >= len(b) {
+		return 0
+	}
+	kb := b[n]
+	n++
+	if obj > math.MaxUint32 || EdgeKind(kb&0x7f) >= NumEdgeKinds {
+		return -1
+	}
+	var dSeq int64
+	if withSeq {
+		if dSeq, k = binary.Varint(b[n:]); k <= 0 {
+			return short(k)
+		}
+		n += k
+	}
+	c.to += format.Time(dTo)
+	c.id += format.ThreadID(dID)
+	*e = Edge{ToTime: c.to, FromTime: c.to - format.Time(span), To: c.id, From: format.ThreadID(from),
+		Object: format.ObjectID(obj), Kind: EdgeKind(kb & 0x7f), Ambiguous: kb&0x80 != 0}
+	if withSeq {
+		c.seq += uint64(dSeq)
+		*seq = c.seq
+	}
+	return n
 }
 
 // add puts e, the fold's seq-th edge, in the run being filled, and writes
@@ -99,9 +198,17 @@ func (sp *edgeSpill) writeRun() {
 	}
 	var r edgeRun
 	for k, order := range []func(a, b edgeRec) int{byTimeSeqV, byToTimeSeqV} {
-		slices.SortFunc(sp.buf, order)
+		if !sp.sortRun(k == 1) {
+			slices.SortFunc(sp.buf, order)
+		}
+		var c edgeCodec
+		b := sp.enc[:0]
+		for i := range sp.buf {
+			b = c.put(b, &sp.buf[i].Edge, sp.buf[i].seq, true)
+		}
+		sp.enc = b
 		var bs []spillBlock
-		sp.s.add(&bs, bytesOf(sp.buf))
+		sp.s.add(&bs, b)
 		if len(bs) == 1 {
 			if k == 0 {
 				r.byTime = bs[0]
@@ -114,6 +221,91 @@ func (sp *edgeSpill) writeRun() {
 	sp.buf = sp.buf[:0]
 }
 
+// sortRun sorts the run being filled by ToTime, then as made (byTime),
+// or, the run in that order, by target thread, then as it is (byTo: the
+// order byToTimeSeq), through keys of 8 bytes, the order's key above the
+// edge's place in the run, sorted and then the edges put in their order:
+// a sort of the edges themselves by a comparison was 16 of the 178 CPU-s
+// of an hour of Tomcat's first open in orca view (its 64 M edges), each
+// of its ~2 G comparisons a call through a func value on 56-byte records.
+// It reports false, having done nothing, when a key does not fit in 32
+// bits (a run spanning more than 4.29 s, a thread id of 2^32 or more), or
+// the run is not as made (the edges' seqs not rising): then the
+// comparison sort.
+func (sp *edgeSpill) sortRun(byTo bool) bool {
+	buf := sp.buf
+	if len(buf) > math.MaxUint32 {
+		return false
+	}
+	keys := slices.Grow(sp.keys[:0], len(buf))[:len(buf)]
+	if !byTo {
+		lo, hi := buf[0].ToTime, buf[0].ToTime
+		for i := range buf {
+			lo, hi = min(lo, buf[i].ToTime), max(hi, buf[i].ToTime)
+			if i > 0 && buf[i].seq <= buf[i-1].seq {
+				return false
+			}
+		}
+		if uint64(hi-lo) > math.MaxUint32 {
+			return false
+		}
+		for i := range buf {
+			keys[i] = uint64(buf[i].ToTime-lo)<<32 | uint64(i)
+		}
+	} else {
+		for i := range buf {
+			if buf[i].To > math.MaxUint32 {
+				return false
+			}
+			keys[i] = uint64(buf[i].To)<<32 | uint64(i)
+		}
+	}
+	other := slices.Grow(sp.keys2[:0], len(buf))[:len(buf)]
+	keys, other = radixSortKeys(keys, other)
+	tmp := slices.Grow(sp.tmp[:0], len(buf))[:len(buf)]
+	for i, k := range keys {
+		tmp[i] = buf[uint32(k)]
+	}
+	sp.buf, sp.tmp, sp.keys, sp.keys2 = tmp, buf[:0], keys[:0], other[:0]
+	return true
+}
+
+// radixSortKeys sorts keys, each a key of 32 bits above its place in the
+// input (rising), by the key, which keeps them in place order within a
+// key: a sort by digits of radixBits from the lowest (each pass stable),
+// as many as the largest key has, through other; it returns the keys
+// sorted and the other room. On a run's 131 072 edges, 2-3 passes where
+// slices.Sort of the keys took 5.9 of the 157 CPU-s of an hour of
+// Tomcat's first open in orca view.
+func radixSortKeys(keys, other []uint64) (sorted, room []uint64) {
+	var hi uint64
+	for _, k := range keys {
+		hi |= k >> 32
+	}
+	var count [1 << radixBits]int
+	for shift := 32; shift < 64 && hi>>(shift-32) != 0; shift += radixBits {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&(1<<radixBits-1)]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<radixBits - 1)
+			other[count[d]] = k
+			count[d]++
+		}
+		keys, other = other, keys
+	}
+	return keys, other
+}
+
+// radixBits is the digit of radixSortKeys.
+const radixBits = 11
+
 // spilledEdges is where a Model's edges are in its spill.
 type spilledEdges struct {
 	n      int   // edges
@@ -122,29 +314,35 @@ type spilledEdges struct {
 	every  int         // the edges between two marks (edgeIndexEvery then)
 	back   format.Time // the most an edge's FromTime is after its ToTime (0: none)
 	byTo   int64       // offset of the n edges by target thread, then ToTime
+	end    int64       // where they end
 	to     []edgeDir
 	// startJoin: the start and join edges, by ToTime (as in byTime).
 	startJoin []Edge
 }
 
 // edgeMark is the index's mark of the edges from the k-th edgeIndexEvery
-// of the run by ToTime up to the next: the first's ToTime, and the least
-// of their FromTimes and ToTimes.
+// of the run by ToTime up to the next: the first's ToTime, the least of
+// their FromTimes and ToTimes, and the offset of their bytes.
 type edgeMark struct {
 	to, minFrom format.Time
+	off         int64
 }
 
-// edgeDir is a thread's edges in the run by target thread: [first,
-// first+n).
+// edgeDir is a thread's n edges in the run by target thread, their bytes
+// from off.
 type edgeDir struct {
-	id       format.ThreadID
-	first, n int
+	id  format.ThreadID
+	off int64
+	n   int
 }
 
 // edgeSrc is a source of a merge: a run's block read a piece at a time,
 // or edges in memory.
 type edgeSrc struct {
 	left spillBlock
+	raw  []byte // read from left, not yet decoded: a part of room
+	room []byte
+	dec  edgeCodec
 	buf  []edgeRec
 	i    int
 	// mem, when set, fills buf from memory instead: the start and join
@@ -152,35 +350,55 @@ type edgeSrc struct {
 	mem func(dst []edgeRec) []edgeRec
 }
 
-// edgeSrcBuf is the edges read at once from a run.
-const edgeSrcBuf = 512
+// edgeSrcBuf is the edges decoded at once from a run, edgeSrcRead the
+// bytes read at once.
+const edgeSrcBuf, edgeSrcRead = 512, 16 << 10
+
+// errEdgeBytes: a run's bytes that are no edge, or end inside one.
+var errEdgeBytes = errors.New("the edges' spill: bytes that are no edge")
 
 func (r *edgeSrc) fill(s *spillFile) error {
+	if r.buf == nil {
+		r.buf = make([]edgeRec, 0, edgeSrcBuf)
+	}
 	if r.mem != nil {
-		if r.buf == nil {
-			r.buf = make([]edgeRec, 0, edgeSrcBuf)
-		}
 		r.buf, r.i = r.mem(r.buf[:0]), 0
 		return nil
 	}
-	n := min(r.left.len, edgeSrcBuf*int64(sizeofEdgeRec))
-	if r.buf == nil || cap(r.buf) < edgeSrcBuf {
-		r.buf = make([]edgeRec, edgeSrcBuf)
-	}
-	r.buf = r.buf[:n/int64(sizeofEdgeRec)]
-	if n > 0 {
+	r.buf, r.i = r.buf[:0], 0
+	for len(r.buf) < edgeSrcBuf {
+		var e edgeRec
+		n := r.dec.get(r.raw, &e.Edge, &e.seq, true)
+		if n < 0 {
+			return errEdgeBytes
+		}
+		if n > 0 {
+			r.buf = append(r.buf, e)
+			r.raw = r.raw[n:]
+			continue
+		}
+		if r.left.len == 0 {
+			if len(r.raw) > 0 {
+				return errEdgeBytes
+			}
+			break
+		}
+		if r.room == nil {
+			r.room = make([]byte, edgeSrcRead)
+		}
+		k := copy(r.room, r.raw)
+		m := min(r.left.len, int64(len(r.room)-k))
 		if spillReadFault != nil {
 			return spillReadFault
 		}
-		if _, err := s.readAt(bytesOf(r.buf), r.left.off); err != nil {
+		if _, err := s.readAt(r.room[k:k+int(m)], r.left.off); err != nil {
 			return err
 		}
+		r.raw = r.room[:k+int(m)]
+		r.left.off, r.left.len = r.left.off+m, r.left.len-m
 	}
-	r.left.off, r.left.len, r.i = r.left.off+n, r.left.len-n, 0
 	return nil
 }
-
-var sizeofEdgeRec = len(bytesOf([]edgeRec{{}}))
 
 // mergeEdges merges the sources, each in order's order, and calls out
 // with each edge in turn.
@@ -234,14 +452,14 @@ func mergeEdges(s *spillFile, srcs []*edgeSrc, order func(a, b *edgeRec) int, ou
 	return nil
 }
 
-// edgeOutBuf is the edges written to the spill at once by finish.
-const edgeOutBuf = 4096
+// edgeOutBuf is the bytes written to the spill at once by finish.
+const edgeOutBuf = 64 << 10
 
 // finish writes the model's edges to the spill in their two orders: the
 // runs and mem, the start and join edges (mem[i] the fold's seq[i]-th).
 func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	sp.writeRun()
-	sp.buf = nil
+	sp.buf, sp.tmp, sp.keys, sp.keys2, sp.enc = nil, nil, nil, nil, nil
 	s := sp.s
 	if err := s.flush(); err != nil {
 		return nil, err
@@ -288,22 +506,27 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 		}
 		return append(srcs, &edgeSrc{mem: memSrc(nil)})
 	}
-	w := make([]Edge, 0, edgeOutBuf)
+	// The edges written through w, n edges so far of a block begun by a
+	// zero codec (c) at each mark and each thread's first.
+	var w []byte
+	var c edgeCodec
+	at := func() int64 { return s.off + int64(len(w)) }
 	put := func(e *Edge) {
-		if w = append(w, *e); len(w) == cap(w) {
-			s.write(bytesOf(w))
+		if w = c.put(w, e, 0, false); len(w) >= edgeOutBuf {
+			s.write(w)
 			w = w[:0]
 		}
 	}
 
 	// By ToTime, with the index.
 	out.startJoin = mem
-	out.byTime = s.off
+	out.byTime = at()
 	n := 0
 	err := mergeEdges(s, sources(false), byTimeSeq, func(e *edgeRec) {
 		lo := min(e.FromTime, e.ToTime)
 		if n%out.every == 0 {
-			out.marks = append(out.marks, edgeMark{e.ToTime, lo})
+			out.marks = append(out.marks, edgeMark{e.ToTime, lo, at()})
+			c = edgeCodec{}
 		} else if m := &out.marks[len(out.marks)-1]; lo < m.minFrom {
 			m.minFrom = lo
 		}
@@ -317,11 +540,12 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	out.n = n
 
 	// By target thread.
-	out.byTo = s.off + int64(len(w))*int64(len(bytesOf([]Edge{{}})))
+	out.byTo = at()
 	n = 0
 	err = mergeEdges(s, sources(true), byToTimeSeq, func(e *edgeRec) {
 		if k := len(out.to); k == 0 || out.to[k-1].id != e.To {
-			out.to = append(out.to, edgeDir{id: e.To, first: n})
+			out.to = append(out.to, edgeDir{id: e.To, off: at()})
+			c = edgeCodec{}
 		}
 		out.to[len(out.to)-1].n++
 		put(&e.Edge)
@@ -330,8 +554,9 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.end = at()
 	if len(w) > 0 {
-		s.write(bytesOf(w))
+		s.write(w)
 	}
 	out.marks = slices.Clip(out.marks)
 	out.to = slices.Clip(out.to)
@@ -356,9 +581,6 @@ func (p edgePairs) Swap(i, j int) {
 	p.e[i], p.e[j] = p.e[j], p.e[i]
 	p.seq[i], p.seq[j] = p.seq[j], p.seq[i]
 }
-
-// edgeSize is an Edge's bytes in the spill.
-var edgeSize = int64(len(bytesOf([]Edge{{}})))
 
 // NumEdges returns the count of the edges the model keeps (none with
 // Options.NoEdges; EdgeCounts counts them by kind, kept or not).
@@ -419,13 +641,18 @@ func (m *Model) EdgesFrom(t0, t1 format.Time) iter.Seq2[int, Edge] {
 		k := sort.Search(len(sp.marks), func(k int) bool { return sp.marks[k].to >= from })
 		k = max(k-1, 0)
 		buf := make([]Edge, sp.every)
+		var raw []byte
 		for ; k < len(sp.marks); k++ {
 			if sp.marks[k].minFrom > t1 {
 				continue
 			}
 			first := k * sp.every
 			part := buf[:min(sp.every, sp.n-first)]
-			if err := m.readEdges(sp.byTime, first, part); err != nil {
+			end := sp.byTo
+			if k+1 < len(sp.marks) {
+				end = sp.marks[k+1].off
+			}
+			if err := m.readEdges(sp.marks[k].off, end, part, &raw); err != nil {
 				panic(&SpillError{err})
 			}
 			for j := range part {
@@ -437,16 +664,32 @@ func (m *Model) EdgesFrom(t0, t1 format.Time) iter.Seq2[int, Edge] {
 	}
 }
 
-// readEdges reads the edges [first, first+len(dst)) of the run at off.
-func (m *Model) readEdges(off int64, first int, dst []Edge) error {
+// readEdges reads the edges of dst from the bytes [off, end) of the
+// spill, a block begun by a zero codec, through raw.
+func (m *Model) readEdges(off, end int64, dst []Edge, raw *[]byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
 	if spillReadFault != nil {
 		return spillReadFault
 	}
-	_, err := m.spill.readAt(bytesOf(dst), off+int64(first)*edgeSize)
-	return err
+	b := slices.Grow((*raw)[:0], int(end-off))[:end-off]
+	*raw = b
+	if _, err := m.spill.readAt(b, off); err != nil {
+		return err
+	}
+	var c edgeCodec
+	for i := range dst {
+		n := c.get(b, &dst[i], nil, false)
+		if n <= 0 {
+			return errEdgeBytes
+		}
+		b = b[n:]
+	}
+	if len(b) > 0 {
+		return errEdgeBytes
+	}
+	return nil
 }
 
 // memEdges is the index of the edges of a model that keeps them
@@ -496,8 +739,13 @@ func (m *Model) EdgesTo(id format.ThreadID, buf *[]Edge) []Edge {
 		return (*buf)[:0]
 	}
 	d := sp.to[k]
+	end := sp.end
+	if k+1 < len(sp.to) {
+		end = sp.to[k+1].off
+	}
 	out := slices.Grow((*buf)[:0], d.n)[:d.n]
-	if err := m.readEdges(sp.byTo, d.first, out); err != nil {
+	var raw []byte
+	if err := m.readEdges(d.off, end, out, &raw); err != nil {
 		panic(&SpillError{err})
 	}
 	*buf = out

@@ -23,6 +23,7 @@ import (
 type levelCut struct {
 	level             int
 	origin, span, rpx format.Time
+	shift             uint          // span is 1<<shift
 	t                 *model.Thread // its samples, scheduler times and windows (data.runOf)
 	split             bool
 	last              int64 // the level's last tile
@@ -55,7 +56,7 @@ type openTile struct {
 func newLevelCut(level int, t *model.Thread, split bool, origin, dur, lo format.Time, done func(k int64, segs []segment, runs []runPiece, n int)) *levelCut {
 	rpx := format.Time(1) << level
 	span := rpx * TileWidth
-	return &levelCut{level: level, origin: origin, span: span, rpx: rpx, t: t, split: split,
+	return &levelCut{level: level, origin: origin, span: span, shift: uint(level) + tileShift, rpx: rpx, t: t, split: split,
 		last: int64(dur / span), next: int64(max(lo-origin, 0) / span), done: done, keepMin: -1}
 }
 
@@ -73,7 +74,10 @@ func (c *levelCut) add(iv *model.Interval, i int) {
 	if e <= 0 {
 		return
 	}
-	kf, kl := int64(max(s, 0)/c.span), min(int64((e-1)/c.span), c.last)
+	// Shifts, not divisions (both numbers are at least 0): the two
+	// divisions were 5.6 of the 139 CPU-s sampled of the hour of Tomcat's first
+	// open, every interval cut at every level kept whole.
+	kf, kl := int64(max(s, 0)>>c.shift), min(int64((e-1)>>c.shift), c.last)
 	kf = max(kf, c.next)
 	for k := kf; k <= kl; k++ {
 		j := int(k - c.next)

@@ -20,8 +20,11 @@ import (
 // So a tile never has more than about 2 segments per pixel per thread,
 // whatever the recording's size, and the browser draws only what shows.
 
-// TileWidth is a tile's width in pixels.
-const TileWidth = 1024
+// TileWidth is a tile's width in pixels, 1<<tileShift.
+const (
+	TileWidth = 1 << tileShift
+	tileShift = 10
+)
 
 // MaxLevel bounds the zoom levels (2^40 ns is about 18 minutes per pixel).
 const MaxLevel = 40

@@ -28,10 +28,11 @@ import (
 // ToTime keep the order the fold made them in (the stable sort of
 // Model.Edges): each run's edge carries its number in that order.
 //
-// An edge is written as zig-zag varints (edgeCodec, ~16 bytes, not the
-// 48 of its record in memory: the hour of Tomcat's 64 M edges, written
-// four times, were ~11 GB of the first open's writes): each block read
-// at once (a run; a mark's edges; a thread's) begins from zero.
+// An edge is written as zig-zag varints (edgeCodec: BenchmarkEdgeSpill's
+// four writes 67.2 bytes an edge), not as its record (48 bytes in a run,
+// 40 in the model's orders: the hour of Tomcat's 64.7 M edges, 11.4 GB
+// written): each block read at once (a run; a mark's edges; a thread's)
+// begins from zero.
 //
 // The readers go through Model.EdgesFrom (a time range: /api/edges, the
 // report's counts through a filter, the timelines), Model.EdgesTo (an
@@ -229,8 +230,8 @@ func (sp *edgeSpill) writeRun() {
 // order byToTimeSeqV), through keys of 8 bytes, the order's key above the
 // edge's place in the run, sorted and then the edges put in their order:
 // a sort of the edges themselves by a comparison was 16 of the 178 CPU-s
-// of an hour of Tomcat's first open in orca view (its 64 M edges), each
-// of its ~2 G comparisons a call through a func value on 56-byte records.
+// of an hour of Tomcat's first open in orca view (its 64.7 M edges), each
+// comparison a call through a func value on 56-byte records.
 // It reports false, having done nothing, when a key does not fit in 32
 // bits (a run spanning more than 4.29 s, a thread id of 2^32 or more), or
 // the run is not as made (the edges' seqs not rising): then the

@@ -74,9 +74,10 @@ func (c *levelCut) add(iv *model.Interval, i int) {
 	if e <= 0 {
 		return
 	}
-	// Shifts, not divisions (both numbers are at least 0): the two
-	// divisions were 5.6 of the 139 CPU-s sampled of the hour of Tomcat's first
-	// open, every interval cut at every level kept whole.
+	// Shifts, not divisions (both numbers are at least 0), for every
+	// interval at every level kept whole: the hour of Tomcat's first open
+	// sampled 5.6 of its 139 CPU-s on the divisions' line; with shifts,
+	// add's own time 10.01 -> 8.24 s in one pair.
 	kf, kl := int64(max(s, 0)>>c.shift), min(int64((e-1)>>c.shift), c.last)
 	kf = max(kf, c.next)
 	for k := kf; k <= kl; k++ {

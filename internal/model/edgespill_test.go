@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -238,5 +239,39 @@ func TestRadixSortKeys(t *testing.T) {
 				t.Errorf("%d bits, %d keys: sorted %v, want %v (room %d)", bits, n, got[:min(n, 8)], want[:min(n, 8)], len(room))
 			}
 		}
+	}
+}
+
+// TestEdgeSpillBadBytes: a run whose bytes end inside an edge, or are no
+// edge, makes finish fail with errEdgeBytes, not a short or wrong list.
+func TestEdgeSpillBadBytes(t *testing.T) {
+	restore := SetEdgeSpillSizes(64, 7)
+	defer restore()
+	for _, bad := range []string{"cut", "garbage"} {
+		s, err := openSpill(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := edgeList{sp: &edgeSpill{s: s}}
+		for i := range 300 {
+			l.add(Edge{Kind: EdgeUnpark, From: 1, To: format.ThreadID(2 + i%3), FromTime: format.Time(i), ToTime: format.Time(i + 5), Object: format.ObjectID(i)})
+		}
+		l.sp.writeRun()
+		if err := s.flush(); err != nil {
+			t.Fatal(err)
+		}
+		r := &l.sp.runs[1].byTo
+		switch bad {
+		case "cut":
+			r.len--
+		case "garbage":
+			if _, err := s.f.WriteAt([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, r.off); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.sp.finish(l.all(), l.seqs); !errors.Is(err, errEdgeBytes) {
+			t.Errorf("%s: finish: %v, want %v", bad, err, errEdgeBytes)
+		}
+		s.f.Close()
 	}
 }

@@ -121,32 +121,25 @@ const edgeMaxBytes = 6*binary.MaxVarintLen64 + 1
 // bytes: 0, e and c as they were, when b does not hold it whole; -1 when
 // b's bytes are no edge.
 func (c *edgeCodec) get(b []byte, e *Edge, seq *uint64, withSeq bool) int {
-	short := func(k int) int { return min(k, 0) } // 0: cut; -1: no varint
-	dTo, k := binary.Varint(b)
-	if k <= 0 {
-		return short(k)
+	// The ToTime's and target's steps and the span (zig-zag), the source
+	// and the object.
+	var v [5]uint64
+	n := 0
+	for f := range v {
+		var k int
+		if f < 3 {
+			var x int64
+			x, k = binary.Varint(b[n:])
+			v[f] = uint64(x)
+		} else {
+			v[f], k = binary.Uvarint(b[n:])
+		}
+		if k <= 0 {
+			return min(k, 0) // 0: cut; -1: no varint
+		}
+		n += k
 	}
-	n := k
-	span, k := binary.Varint(b[n:])
-	if k <= 0 {
-		return short(k)
-	}
-	n += k
-	dID, k := binary.Varint(b[n:])
-	if k <= 0 {
-		return short(k)
-	}
-	n += k
-	from, k := binary.Uvarint(b[n:])
-	if k <= 0 {
-		return short(k)
-	}
-	n += k
-	obj, k := binary.Uvarint(b[n:])
-	if k <= 0 {
-		return short(k)
-	}
-	n += k
+	dTo, span, dID, from, obj := int64(v[0]), int64(v[1]), int64(v[2]), v[3], v[4]
 	if n >= len(b) {
 		return 0
 	}
@@ -157,8 +150,9 @@ func (c *edgeCodec) get(b []byte, e *Edge, seq *uint64, withSeq bool) int {
 	}
 	var dSeq int64
 	if withSeq {
+		var k int
 		if dSeq, k = binary.Varint(b[n:]); k <= 0 {
-			return short(k)
+			return min(k, 0)
 		}
 		n += k
 	}

@@ -23,7 +23,6 @@ import (
 type levelCut struct {
 	level             int
 	origin, span, rpx format.Time
-	shift             uint          // span is 1<<shift
 	t                 *model.Thread // its samples, scheduler times and windows (data.runOf)
 	split             bool
 	last              int64 // the level's last tile
@@ -56,7 +55,7 @@ type openTile struct {
 func newLevelCut(level int, t *model.Thread, split bool, origin, dur, lo format.Time, done func(k int64, segs []segment, runs []runPiece, n int)) *levelCut {
 	rpx := format.Time(1) << level
 	span := rpx * TileWidth
-	return &levelCut{level: level, origin: origin, span: span, shift: uint(level) + tileShift, rpx: rpx, t: t, split: split,
+	return &levelCut{level: level, origin: origin, span: span, rpx: rpx, t: t, split: split,
 		last: int64(dur / span), next: int64(max(lo-origin, 0) / span), done: done, keepMin: -1}
 }
 
@@ -78,7 +77,8 @@ func (c *levelCut) add(iv *model.Interval, i int) {
 	// interval at every level kept whole: the hour of Tomcat's first open
 	// sampled 5.6 of its 139 CPU-s on the divisions' line; with shifts,
 	// add's own time 10.01 -> 8.24 s in one pair.
-	kf, kl := int64(max(s, 0)>>c.shift), min(int64((e-1)>>c.shift), c.last)
+	sh := uint(c.level) + tileShift // span is 1<<sh
+	kf, kl := int64(max(s, 0)>>sh), min(int64((e-1)>>sh), c.last)
 	kf = max(kf, c.next)
 	for k := kf; k <= kl; k++ {
 		j := int(k - c.next)

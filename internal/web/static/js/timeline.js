@@ -369,7 +369,8 @@ export class Timeline {
 
   lastTile(level) { return Math.floor(this.dur / (TILE_W * 2 ** level)); }
 
-  tileKey(level, k) { return `${level}:${k}:${this.app.state.lock || ''}`; }
+  // tileKey is a tile's key in the cache: of the lock shown, or of lock.
+  tileKey(level, k, lock = this.app.state.lock || '') { return `${level}:${k}:${lock}`; }
 
   // lane returns a thread's segments for tile k of level, or those of a
   // coarser tile that covers it while the right one loads.
@@ -388,7 +389,7 @@ export class Timeline {
     // The lock's tiles wait for the model (an index alone answers 503):
     // the tile without the lock meanwhile (ask), drawn undimmed.
     if (t && t.reading) {
-      const p = this.cache.get(`${level}:${k}:`);
+      const p = this.cache.get(this.tileKey(level, k, ''));
       const l = p && p.lanes.get(thread);
       if (l) { p.used = this.frame; return l; }
     }
@@ -396,7 +397,7 @@ export class Timeline {
   }
 
   request(level, k, thread, lock = this.app.state.lock || '') {
-    const key = `${level}:${k}:${lock}`;
+    const key = this.tileKey(level, k, lock);
     let t = this.cache.get(key);
     if (!t) {
       t = { level, k, lock, lanes: new Map(), pending: new Set(), used: this.frame, segs: 0 };

@@ -48,8 +48,8 @@ const (
 	// track_event/track_event.proto, TrackEvent
 	fEventDebugAnnotations   = 4  // repeated DebugAnnotation debug_annotations
 	fEventType               = 9  // Type type
+	fEventNameIID            = 10 // uint64 name_iid (InternedData.event_names)
 	fEventTrackUUID          = 11 // uint64 track_uuid
-	fEventName               = 23 // string name
 	fEventFlowIDs            = 47 // repeated fixed64 flow_ids
 	fEventTerminatingFlowIDs = 48 // repeated fixed64 terminating_flow_ids
 	fEventCallstackIID       = 56 // uint64 callstack_iid (InternedData.callstacks)
@@ -59,16 +59,22 @@ const (
 	typeInstant    = 3 // TYPE_INSTANT
 
 	// track_event/debug_annotation.proto, DebugAnnotation
-	fAnnotationStringValue = 6  // string string_value
-	fAnnotationName        = 10 // string name
+	fAnnotationNameIID        = 1  // uint64 name_iid (InternedData.debug_annotation_names)
+	fAnnotationStringValue    = 6  // string string_value
+	fAnnotationStringValueIID = 17 // uint64 string_value_iid (InternedData.debug_annotation_string_values)
 
 	// interned_data/interned_data.proto, InternedData
-	fInternedFunctionNames = 5  // repeated InternedString function_names
-	fInternedFrames        = 6  // repeated Frame frames
-	fInternedCallstacks    = 7  // repeated Callstack callstacks
-	fInternedSourcePaths   = 18 // repeated InternedString source_paths
+	fInternedEventNames       = 2  // repeated EventName event_names
+	fInternedAnnotationNames  = 3  // repeated DebugAnnotationName debug_annotation_names
+	fInternedFunctionNames    = 5  // repeated InternedString function_names
+	fInternedFrames           = 6  // repeated Frame frames
+	fInternedCallstacks       = 7  // repeated Callstack callstacks
+	fInternedSourcePaths      = 18 // repeated InternedString source_paths
+	fInternedAnnotationValues = 29 // repeated InternedString debug_annotation_string_values
 
-	// profiling/profile_common.proto
+	// profiling/profile_common.proto; EventName (track_event.proto) and
+	// DebugAnnotationName (debug_annotation.proto) have the same two
+	// fields, iid 1 and name 2.
 	fStringIID         = 1 // InternedString: uint64 iid
 	fStringStr         = 2 // InternedString: bytes str
 	fFrameIID          = 1 // Frame: uint64 iid
@@ -88,6 +94,46 @@ const (
 	uuidProcess = 1
 	uuidThread0 = 2
 )
+
+// uninternedArg is the annotation whose values are written where they
+// are used: an object's identity, of which an hour of a server parks on
+// millions, most of them once.
+const uninternedArg = "object"
+
+// maxInternedValues bounds the annotations' values interned (each held
+// in a map until the trace is written); later new ones are written
+// where they are used. The values are classes, calls and threads' names.
+// A variable for the tests.
+var maxInternedValues = 1 << 20
+
+// strTable is one table of interned strings (an InternedData field of
+// InternedString's layout), its ids from 1 in the order of first use.
+type strTable struct {
+	field protowire.Number
+	max   int // 0: no bound
+	ids   map[string]uint64
+}
+
+// id returns s's id, its entry appended to data the first time; 0 when
+// s is new and the table holds max strings.
+func (t *strTable) id(s string, data *pb) uint64 {
+	if iid, ok := t.ids[s]; ok {
+		return iid
+	}
+	if t.ids == nil {
+		t.ids = map[string]uint64{}
+	}
+	if t.max > 0 && len(t.ids) >= t.max {
+		return 0
+	}
+	iid := uint64(len(t.ids) + 1)
+	t.ids[s] = iid
+	var is pb
+	is.uint(fStringIID, iid)
+	is.str(fStringStr, s)
+	data.msg(t.field, is)
+	return iid
+}
 
 // pb is a protobuf message being encoded.
 type pb []byte
@@ -132,15 +178,36 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
 
+	// Every string but an object's is interned: the events' names, the
+	// annotations' names and values (a slice's class, call and threads
+	// repeat through the trace: written in place they were two thirds
+	// of its bytes), and the stacks' function names and source paths.
+	// Each table's entries go to the InternedData of the packet that
+	// starts the sequence, numbered in the order of their first use
+	// here (threads in order, then the edges: the same for a spilled
+	// model and one in memory).
+	var interned pb
+	eventNames := strTable{field: fInternedEventNames}
+	argNames := strTable{field: fInternedAnnotationNames}
+	argValues := strTable{field: fInternedAnnotationValues, max: maxInternedValues}
+
 	// The events first, a thread at a time, each encoded but for its
 	// stack (interned below, numbered in the order of their first use):
 	// aux is the slice's stack+1 above the place it goes in its bytes.
-	var te pb
+	var te, da pb
 	annotations := func(args []arg) {
 		for _, a := range args {
-			var da pb
-			da.str(fAnnotationName, a.key)
-			da.str(fAnnotationStringValue, a.value)
+			da = da[:0]
+			da.uint(fAnnotationNameIID, argNames.id(a.key, &interned))
+			var iid uint64
+			if a.key != uninternedArg {
+				iid = argValues.id(a.value, &interned)
+			}
+			if iid != 0 {
+				da.uint(fAnnotationStringValueIID, iid)
+			} else {
+				da.str(fAnnotationStringValue, a.value)
+			}
 			te.msg(fEventDebugAnnotations, da)
 		}
 	}
@@ -153,7 +220,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		switch ev.kind {
 		case tlBegin:
 			te.uint(fEventType, typeSliceBegin)
-			te.str(fEventName, ev.iv.Shown().String())
+			te.uint(fEventNameIID, eventNames.id(ev.iv.Shown().String(), &interned))
 			aux = uint64(ev.iv.Stack+1)<<32 | uint64(len(te))
 			annotations(sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs))
 			if f, ok := firstUse[ev.iv.Stack]; !ok || key.compare(f) < 0 {
@@ -163,7 +230,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceEnd)
 		case tlInstant:
 			te.uint(fEventType, typeInstant)
-			te.str(fEventName, instantName(ev))
+			te.uint(fEventNameIID, eventNames.id(instantName(ev), &interned))
 			annotations(instantArgs(ev, tn))
 			if ev.opens {
 				te.fixed64(fEventFlowIDs, ev.flow)
@@ -174,28 +241,10 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		sorted.add(key, aux, te)
 	})
 
-	// Interned data next, in the packet that starts the sequence's
-	// incremental state: every stack a slice refers to.
-	var interned pb
+	// The stacks next, in the same packet: every stack a slice refers to.
 	callstacks := make(map[model.StackID]uint64, len(firstUse))
-	type strKey struct {
-		table protowire.Number // InternedData field
-		s     string
-	}
-	strs := map[strKey]uint64{}
-	intern := func(f protowire.Number, s string) uint64 {
-		key := strKey{f, s}
-		if iid, ok := strs[key]; ok {
-			return iid
-		}
-		iid := uint64(len(strs) + 1)
-		strs[key] = iid
-		var is pb
-		is.uint(fStringIID, iid)
-		is.str(fStringStr, s)
-		interned.msg(f, is)
-		return iid
-	}
+	funcNames := strTable{field: fInternedFunctionNames}
+	sourcePaths := strTable{field: fInternedSourcePaths}
 	frameIDs := map[*frame]uint64{}
 	stacks := slices.SortedFunc(maps.Keys(firstUse), func(a, b model.StackID) int { return firstUse[a].compare(firstUse[b]) })
 	for _, st := range stacks {
@@ -210,9 +259,9 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 				frameIDs[f] = id
 				var fr pb
 				fr.uint(fFrameIID, id)
-				fr.uint(fFrameFunctionName, intern(fInternedFunctionNames, f.name))
+				fr.uint(fFrameFunctionName, funcNames.id(f.name, &interned))
 				if f.file != "" {
-					fr.uint(fFrameSourcePath, intern(fInternedSourcePaths, f.file))
+					fr.uint(fFrameSourcePath, sourcePaths.id(f.file, &interned))
 				}
 				if f.line > 0 {
 					fr.uint(fFrameLineNumber, uint64(f.line))

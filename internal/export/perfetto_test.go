@@ -2,6 +2,8 @@ package export
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,10 +107,13 @@ const (
 	pThreadPID, pThreadTID, pThreadName = 1, 2, 5
 	pTEAnnotations, pTEType, pTETrack   = 4, 9, 11
 	pTEName, pTEFlows, pTETermFlows     = 23, 47, 48
-	pTECallstackIID                     = 56
+	pTENameIID, pTECallstackIID         = 10, 56
 	pDAName, pDAString                  = 10, 6
+	pDANameIID, pDAStringIID            = 1, 17
+	pIDEventNames, pIDAnnotationNames   = 2, 3
 	pIDFunctionNames, pIDFrames         = 5, 6
 	pIDCallstacks, pIDSourcePaths       = 7, 18
+	pIDAnnotationValues                 = 29
 	pISIID, pISStr                      = 1, 2
 	pFrIID, pFrFunc, pFrSource, pFrLine = 1, 2, 5, 6
 	pCSIID, pCSFrames                   = 1, 2
@@ -121,6 +126,12 @@ type pfTrace struct {
 	spans   []pfSpan
 	flows   map[uint64][]pfInstant // by flow id: [source, destination]
 	stacks  map[uint64][]string    // callstack iid → "function file:line", outermost first
+	// The interned strings: event names, annotations' names and values,
+	// by iid.
+	eventNames, argNames, argValues map[uint64]string
+	// inline counts the strings written where they are used, not
+	// interned: events' names, annotations' names, and values by name.
+	inline map[string]int
 }
 
 type pfThread struct {
@@ -154,7 +165,8 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 	if len(trace) != 1 || !trace.has(pTracePacket) {
 		t.Fatalf("perfetto: a Trace with fields other than packet (1)")
 	}
-	tr := &pfTrace{threads: map[uint64]pfThread{}, flows: map[uint64][]pfInstant{}, stacks: map[uint64][]string{}}
+	tr := &pfTrace{threads: map[uint64]pfThread{}, flows: map[uint64][]pfInstant{}, stacks: map[uint64][]string{},
+		eventNames: map[uint64]string{}, argNames: map[uint64]string{}, argValues: map[uint64]string{}, inline: map[string]int{}}
 	open := map[uint64][]int{} // track → stack of open spans
 	var last uint64
 	cleared := false
@@ -210,11 +222,13 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args[da.str(pDAName)] = da.str(pDAString)
+			name := tr.lookup(t, i, da, pDANameIID, pDAName, tr.argNames, "annotation name")
+			args[name] = tr.lookup(t, i, da, pDAStringIID, pDAString, tr.argValues, "annotation value "+name)
 		}
+		name := tr.lookup(t, i, te, pTENameIID, pTEName, tr.eventNames, "event name")
 		switch te.uint(pTEType) {
 		case 1: // TYPE_SLICE_BEGIN
-			s := pfSpan{track: track, name: te.str(pTEName), start: ts, args: args}
+			s := pfSpan{track: track, name: name, start: ts, args: args}
 			if te.has(pTECallstackIID) {
 				st, ok := tr.stacks[te.uint(pTECallstackIID)]
 				if !ok {
@@ -237,10 +251,10 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 				if f.typ != protowire.Fixed64Type {
 					t.Errorf("perfetto: flow id wire type %d, want fixed64", f.typ)
 				}
-				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, te.str(pTEName), ts, true})
+				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, name, ts, true})
 			}
 			for _, f := range te[pTETermFlows] {
-				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, te.str(pTEName), ts, false})
+				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, name, ts, false})
 			}
 		default:
 			t.Errorf("perfetto: packet %d: event type %d", i, te.uint(pTEType))
@@ -254,8 +268,44 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 	return tr
 }
 
-// intern reads InternedData: frames and callstacks, by iid.
+// lookup is message m's string of field f, or the string of the table
+// named by its iid field fiid; what, for the errors. A string written in
+// place is counted in tr.inline (by what).
+func (tr *pfTrace) lookup(t *testing.T, packet int, m pbMsg, fiid, f protowire.Number, table map[uint64]string, what string) string {
+	t.Helper()
+	if !m.has(fiid) {
+		if m.has(f) {
+			tr.inline[what]++
+		}
+		return m.str(f)
+	}
+	if m.has(f) {
+		t.Errorf("perfetto: packet %d: %s both interned and in place", packet, what)
+	}
+	s, ok := table[m.uint(fiid)]
+	if !ok {
+		t.Errorf("perfetto: packet %d: %s iid %d not interned", packet, what, m.uint(fiid))
+	}
+	return s
+}
+
+// intern reads InternedData: frames and callstacks, event names,
+// annotations' names and values, by iid. An iid given twice is an error
+// (Perfetto forbids it, even with another value).
 func (tr *pfTrace) intern(t *testing.T, id pbMsg) {
+	for f, table := range map[protowire.Number]map[uint64]string{pIDEventNames: tr.eventNames, pIDAnnotationNames: tr.argNames, pIDAnnotationValues: tr.argValues} {
+		for _, v := range id[f] {
+			is, err := decodePB(v.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			iid := is.uint(pISIID)
+			if _, dup := table[iid]; dup || iid == 0 {
+				t.Errorf("perfetto: interned table %d: iid %d given twice or 0", f, iid)
+			}
+			table[iid] = is.str(pISStr)
+		}
+	}
 	strs := func(f protowire.Number) map[uint64]string {
 		out := map[uint64]string{}
 		for _, v := range id[f] {
@@ -305,6 +355,7 @@ func (tr *pfTrace) intern(t *testing.T, id pbMsg) {
 func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace {
 	t.Helper()
 	tr := readPerfetto(t, data)
+	checkInterned(t, tr)
 	if tr.process == nil {
 		t.Errorf("perfetto: no process track")
 	}
@@ -372,6 +423,55 @@ func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace 
 	return tr
 }
 
+// checkInterned checks that every string of a trace but an object's is
+// interned, each once.
+func checkInterned(t *testing.T, tr *pfTrace) {
+	t.Helper()
+	for what, n := range tr.inline {
+		if what != "annotation value "+uninternedArg {
+			t.Errorf("perfetto: %d of %s written in place, not interned", n, what)
+		}
+	}
+	for what, table := range map[string]map[uint64]string{"event names": tr.eventNames, "annotation names": tr.argNames, "annotation values": tr.argValues} {
+		seen := map[string]uint64{}
+		for iid, s := range table {
+			if other, dup := seen[s]; dup {
+				t.Errorf("perfetto: %s: %q interned twice, iids %d and %d", what, s, other, iid)
+			}
+			seen[s] = iid
+		}
+	}
+}
+
+// TestPerfettoInternBound checks the bound of the annotations' values
+// interned: past it, new values are written in place, and the trace
+// reads the same.
+func TestPerfettoInternBound(t *testing.T) {
+	rec, m := loadAll(t)
+	want := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	defer func(n int) { maxInternedValues = n }(maxInternedValues)
+	maxInternedValues = 2
+	got := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	if len(got.argValues) != 2 || len(want.argValues) <= 2 {
+		t.Errorf("%d values interned with a bound of 2, %d without", len(got.argValues), len(want.argValues))
+	}
+	inline := 0
+	for what, n := range got.inline {
+		if what != "annotation value "+uninternedArg {
+			inline += n
+		}
+	}
+	if inline == 0 {
+		t.Errorf("no value past the bound written in place: %v", got.inline)
+	}
+	if g, w := fmt.Sprint(got.spans), fmt.Sprint(want.spans); g != w {
+		t.Errorf("slices with the bound\n%s\nwithout\n%s", g, w)
+	}
+	if g, w := fmt.Sprint(got.flows), fmt.Sprint(want.flows); g != w {
+		t.Errorf("flows with the bound\n%s\nwithout\n%s", g, w)
+	}
+}
+
 func TestPerfetto(t *testing.T) {
 	rec, m := loadAll(t)
 	for _, k := range []Kinds{0, Monitor, Wait | Join, All} {
@@ -382,6 +482,11 @@ func TestPerfetto(t *testing.T) {
 		checkPerfetto(t, export(t, "perfetto", rec, m, k), m, want)
 	}
 	tr := checkPerfetto(t, export(t, "perfetto", rec, m, All), m, All)
+	// An object's identity is written in place (millions in an hour of a
+	// server: not held in the interned tables).
+	if tr.inline["annotation value object"] == 0 || slices.Contains(slices.Collect(maps.Values(tr.argValues)), "0000C0DE") {
+		t.Errorf("objects not written in place: %d in place, values interned %v", tr.inline["annotation value object"], tr.argValues)
+	}
 	if tr.process.uint(pProcPID) != 4242 || tr.process.str(pProcName) != "com.example.Work" {
 		t.Errorf("process %d %q, want 4242 com.example.Work", tr.process.uint(pProcPID), tr.process.str(pProcName))
 	}

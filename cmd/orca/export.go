@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,9 +30,11 @@ Writes the recording PREFIX in the format of another tool:
              With --profile cpu or wall, of the threads' samples instead.
   perfetto   a Perfetto trace: a track per thread, a slice per state with
              its stack, flows for notify -> wake, owner -> blocked thread,
-             release -> acquire, start and join. Open it in ui.perfetto.dev.
+             release -> acquire, start and join. Open it in ui.perfetto.dev,
+             which reads about 512 MB of a trace in a browser (a minute of
+             a loaded Tomcat is ~200 MB): export a range of a long recording.
   chrome     the same timeline as Chrome trace-event JSON, for
-             chrome://tracing or ui.perfetto.dev.
+             chrome://tracing or ui.perfetto.dev (about 256 MB of it).
   collapsed  folded stacks, "frame;frame;frame NANOSECONDS" per line, root
              first, for flamegraph.pl or speedscope.
   seed       the recording itself in the seed's text encoding (one line an
@@ -252,14 +255,48 @@ func runExport(u ui, args []string) error {
 		}
 		return tw.Flush()
 	}
-	if err := writeAtomically(path, func(file *os.File) error { return f.Write(file, rec, m, opt) }); err != nil {
+	cw := &countingWriter{}
+	if err := writeAtomically(path, func(file *os.File) error { cw.w = file; return f.Write(cw, rec, m, opt) }); err != nil {
 		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
 	}
 	prof.heapAt("export")
 	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, what,
 		count, plural(count, noun, noun+"s"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
 	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))
+	if max, ok := browserMax[f.Name]; ok && cw.n > max {
+		fmt.Fprintf(u.stdout, "note: %s is %s; a browser reads about %s of a %s trace: export a range of it (--from, --to, --last)%s\n",
+			shellQuote(path), sizeMB(cw.n), sizeMB(max), f.Name, largeHints[f.Name])
+	}
 	return nil
+}
+
+// browserMax is the largest trace of a timeline format a browser reads:
+// Perfetto's UI runs its trace processor in the page, in ~2 GB of memory,
+// a proto trace taking 2–4 times its size as read
+// (perfetto.dev/docs/visualization/large-traces); chrome://tracing and
+// the UI's JSON import fail past a few hundred MB of JSON. A variable for
+// the tests.
+var browserMax = map[string]int64{"perfetto": 512 << 20, "chrome": 256 << 20}
+
+// largeHints end that note, by format.
+var largeHints = map[string]string{
+	"perfetto": ",\n      or open it through Perfetto's trace_processor --httpd, which reads it outside the browser for the UI",
+	"chrome":   ",\n      or export --format perfetto, several times smaller",
+}
+
+// sizeMB is n bytes in MB, as the note above says them.
+func sizeMB(n int64) string { return strconv.FormatInt(n>>20, 10) + " MB" }
+
+// countingWriter counts the bytes written through it to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // buildRange opens the recording arg names for cmd (export, push), builds

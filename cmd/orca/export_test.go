@@ -76,6 +76,21 @@ func TestExport(t *testing.T) {
 		t.Errorf("%s: %v, %v; want mode 0600", file, fi.Mode(), err)
 	}
 
+	if strings.Contains(out, "note:") {
+		t.Errorf("a small trace's stdout has a note on its size: %q", out)
+	}
+	// A trace larger than a browser reads says so, and what to do.
+	for f, want := range map[string]string{"perfetto": "trace_processor --httpd", "chrome": "export --format perfetto"} {
+		max := browserMax[f]
+		browserMax[f] = 100
+		code, out, errs = exportRun("--format", f, "-o", filepath.Join(dir, "big"), pre)
+		browserMax[f] = max
+		if code != 0 || !strings.Contains(out, "\nnote: "+filepath.Join(dir, "big")+" is 0 MB; a browser reads about 0 MB of a "+f+" trace: export a range of it (--from, --to, --last),") ||
+			!strings.Contains(out, want) {
+			t.Errorf("export --format %s of more than a browser reads: exit %d, %s%s", f, code, out, errs)
+		}
+	}
+
 	// -o - writes to stdout, and only the export.
 	if code, out, errs = exportRun("--format", "collapsed", "-o", "-", pre); code != 0 || errs != "" {
 		t.Fatalf("exit %d: %s", code, errs)

@@ -21,12 +21,29 @@ const (
 	fTracePacket = 1 // repeated TracePacket packet
 
 	// trace_packet.proto, TracePacket
-	fPacketTimestamp       = 8  // uint64 timestamp (ns, the trace's default clock)
+	fPacketClockSnapshot   = 6  // ClockSnapshot clock_snapshot
+	fPacketTimestamp       = 8  // uint64 timestamp (ns, on timestamp_clock_id's clock)
 	fPacketSequenceID      = 10 // uint32 trusted_packet_sequence_id
 	fPacketTrackEvent      = 11 // TrackEvent track_event
 	fPacketInternedData    = 12 // InternedData interned_data
 	fPacketSequenceFlags   = 13 // uint32 sequence_flags
+	fPacketTimestampClock  = 58 // uint32 timestamp_clock_id
+	fPacketDefaults        = 59 // TracePacketDefaults trace_packet_defaults
 	fPacketTrackDescriptor = 60 // TrackDescriptor track_descriptor
+
+	// trace_packet_defaults.proto, TracePacketDefaults
+	fDefaultsTimestampClock = 58 // uint32 timestamp_clock_id
+
+	// clock_snapshot.proto, ClockSnapshot and its Clock
+	fSnapshotClocks     = 1 // repeated Clock clocks
+	fClockID            = 1 // Clock: uint32 clock_id
+	fClockTimestamp     = 2 // Clock: uint64 timestamp
+	fClockIsIncremental = 3 // Clock: bool is_incremental
+
+	// builtin_clock.proto: BUILTIN_CLOCK_BOOTTIME, the trace's clock when a
+	// packet names none; 64 is the first of a sequence's own clocks.
+	clockBoottime    = 6
+	clockIncremental = 64
 
 	seqIncrementalStateCleared = 1 // TracePacket.SequenceFlags SEQ_INCREMENTAL_STATE_CLEARED
 	seqNeedsIncrementalState   = 2 // SEQ_NEEDS_INCREMENTAL_STATE
@@ -273,9 +290,38 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		callstacks[st] = uint64(len(callstacks) + 1)
 		interned.msg(fInternedCallstacks, cs)
 	}
-	var p pb
+	// The timestamps: each packet's the nanoseconds since the one before,
+	// on a clock of the sequence's own (clockIncremental) that the first
+	// packet defines (its defaults name it, its snapshot puts it at the
+	// recording's start on the trace's clock), as Perfetto's SDK writes
+	// them: a delta takes 1–3 bytes, a time 7. A time before the one
+	// before (none in time order but events before the recording's start)
+	// is written whole on the trace's clock.
+	last := uint64(m.Start)
+	stamp := func(p *pb, ts uint64) {
+		if ts < last {
+			p.uint(fPacketTimestamp, ts)
+			p.uint(fPacketTimestampClock, clockBoottime)
+			return
+		}
+		p.uint(fPacketTimestamp, ts-last)
+		last = ts
+	}
+	var p, clocks, clock, defaults pb
+	defaults.uint(fDefaultsTimestampClock, clockIncremental)
+	clock.uint(fClockID, clockBoottime)
+	clock.uint(fClockTimestamp, last)
+	clocks.msg(fSnapshotClocks, clock)
+	clock = clock[:0]
+	clock.uint(fClockID, clockIncremental)
+	clock.uint(fClockTimestamp, last)
+	clock.uint(fClockIsIncremental, 1)
+	clocks.msg(fSnapshotClocks, clock)
+	stamp(&p, last)
 	p.uint(fPacketSequenceID, perfettoSequence)
 	p.uint(fPacketSequenceFlags, seqIncrementalStateCleared|seqNeedsIncrementalState)
+	p.msg(fPacketDefaults, defaults)
+	p.msg(fPacketClockSnapshot, clocks)
 	p.msg(fPacketInternedData, interned)
 	packet(p)
 
@@ -287,8 +333,9 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	td.uint(fTrackUUID, uuidProcess)
 	td.msg(fTrackProcess, proc)
 	p = p[:0]
-	p.uint(fPacketTimestamp, uint64(m.Start))
+	stamp(&p, uint64(m.Start))
 	p.uint(fPacketSequenceID, perfettoSequence)
+	p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
 	p.msg(fPacketTrackDescriptor, td)
 	packet(p)
 	for i, t := range m.AllThreads() {
@@ -300,8 +347,9 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		td.uint(fTrackUUID, uuidThread0+uint64(i))
 		td.msg(fTrackThread, th)
 		p = p[:0]
-		p.uint(fPacketTimestamp, uint64(m.Start))
+		stamp(&p, uint64(m.Start))
 		p.uint(fPacketSequenceID, perfettoSequence)
+		p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
 		p.msg(fPacketTrackDescriptor, td)
 		packet(p)
 	}
@@ -318,7 +366,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te = append(te, b[split:]...)
 		}
 		p = p[:0]
-		p.uint(fPacketTimestamp, uint64(key.ts))
+		stamp(&p, uint64(key.ts))
 		p.uint(fPacketSequenceID, perfettoSequence)
 		p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
 		p.msg(fPacketTrackEvent, te)

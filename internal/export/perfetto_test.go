@@ -101,6 +101,11 @@ const (
 	pTracePacket = 1
 
 	pTimestamp, pSeqID, pTrackEvent, pInterned, pSeqFlags, pTrackDescriptor = 8, 10, 11, 12, 13, 60
+	pClockSnapshot, pTimestampClock, pDefaults                              = 6, 58, 59
+
+	pDefTimestampClock                                = 58 // TracePacketDefaults
+	pSnapClocks, pClkID, pClkTimestamp, pClkIncrement = 1, 1, 2, 3
+	pBoottime                                         = 6 // BUILTIN_CLOCK_BOOTTIME
 
 	pTDUUID, pTDProcess, pTDThread      = 1, 3, 4
 	pProcPID, pProcName                 = 1, 6
@@ -129,6 +134,9 @@ type pfTrace struct {
 	// The interned strings: event names, annotations' names and values,
 	// by iid.
 	eventNames, argNames, argValues map[uint64]string
+	// absolute counts the packets whose timestamp names BOOTTIME, not
+	// the defaults' clock.
+	absolute int
 	// inline counts the strings written where they are used, not
 	// interned: events' names, annotations' names, and values by name.
 	inline map[string]int
@@ -167,6 +175,42 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 	}
 	tr := &pfTrace{threads: map[uint64]pfThread{}, flows: map[uint64][]pfInstant{}, stacks: map[uint64][]string{},
 		eventNames: map[uint64]string{}, argNames: map[uint64]string{}, argValues: map[uint64]string{}, inline: map[string]int{}}
+	// The clocks: a packet's timestamp is on its timestamp_clock_id's, or
+	// the defaults', or BOOTTIME (the trace's, in which times are kept);
+	// a clock of the sequence's own (64–127) is defined by a snapshot,
+	// beside BOOTTIME; an incremental one's timestamps are each the delta
+	// from the one before on it (the first from the snapshot's)
+	// (clock_snapshot.proto, trace_packet.proto).
+	type seqClock struct {
+		incremental bool
+		last        uint64 // its own time: the snapshot's, then the last packet's
+		boot        int64  // BOOTTIME − its time
+	}
+	clocks := map[uint64]*seqClock{}
+	defaultClock := uint64(pBoottime)
+	timeOf := func(i int, p pbMsg) uint64 {
+		clk := defaultClock
+		if p.has(pTimestampClock) {
+			clk = p.uint(pTimestampClock)
+		}
+		ts := p.uint(pTimestamp)
+		if clk == pBoottime {
+			if p.has(pTimestampClock) {
+				tr.absolute++
+			}
+			return ts
+		}
+		c := clocks[clk]
+		if c == nil {
+			t.Errorf("perfetto: packet %d: timestamp on clock %d, which no snapshot defined", i, clk)
+			return ts
+		}
+		if c.incremental {
+			c.last += ts
+			ts = c.last
+		}
+		return uint64(int64(ts) + c.boot)
+	}
 	open := map[uint64][]int{} // track → stack of open spans
 	var last uint64
 	cleared := false
@@ -185,6 +229,32 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 			}
 			cleared = true
 		}
+		if p.has(pDefaults) {
+			if d := p.msg(t, pDefaults); d.has(pDefTimestampClock) {
+				defaultClock = d.uint(pDefTimestampClock)
+			}
+		}
+		if p.has(pClockSnapshot) {
+			snap := p.msg(t, pClockSnapshot)
+			var boot uint64
+			haveBoot := false
+			for _, v := range snap[pSnapClocks] {
+				c, _ := decodePB(v.b)
+				if c.uint(pClkID) == pBoottime {
+					boot, haveBoot = c.uint(pClkTimestamp), true
+				}
+			}
+			if !haveBoot {
+				t.Errorf("perfetto: packet %d: a clock snapshot without BOOTTIME", i)
+			}
+			for _, v := range snap[pSnapClocks] {
+				c, _ := decodePB(v.b)
+				if id := c.uint(pClkID); id >= 64 && id < 128 {
+					clocks[id] = &seqClock{incremental: c.uint(pClkIncrement) != 0, last: c.uint(pClkTimestamp), boot: int64(boot - c.uint(pClkTimestamp))}
+				}
+			}
+		}
+		ts := timeOf(i, p)
 		if p.has(pInterned) {
 			tr.intern(t, p.msg(t, pInterned))
 		}
@@ -206,7 +276,6 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 		if !cleared || flags&2 == 0 {
 			t.Errorf("perfetto: packet %d: a track event without valid incremental state (flags %d)", i, flags)
 		}
-		ts := p.uint(pTimestamp)
 		if ts < last {
 			t.Errorf("perfetto: packet %d: timestamp %d before %d", i, ts, last)
 		}
@@ -531,6 +600,25 @@ func TestPerfetto(t *testing.T) {
 		case who == "worker-c" && s.start == uint64(sec(1.3)):
 			t.Errorf("worker-c's contention split at its owner change: %+v", s)
 		}
+	}
+}
+
+// TestPerfettoBeforeStart checks the timestamps of events before the
+// recording's start (the incremental clock's origin): written whole on
+// the trace's clock, the later ones as deltas again.
+func TestPerfettoBeforeStart(t *testing.T) {
+	rec, m := loadAll(t)
+	var starts []format.Time
+	for _, th := range m.Threads {
+		for _, iv := range th.Intervals {
+			starts = append(starts, iv.Start)
+		}
+	}
+	slices.Sort(starts)
+	m.Start = starts[2] + 1 // the first three slices begin before it
+	tr := checkPerfetto(t, export(t, "perfetto", rec, m, All), m, All)
+	if tr.absolute < 3 {
+		t.Errorf("%d packets on BOOTTIME, want the first three slices' at least", tr.absolute)
 	}
 }
 

@@ -55,6 +55,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	bw := bufio.NewWriter(tw)
 	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
+	cc := &classCache{}
 	fs := newFrames(rec, m)
 	jvm := pid(rec)
 
@@ -93,7 +94,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs) {
+			for _, a := range sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc) {
 				args[a.key] = a.value
 			}
 			var stack []string

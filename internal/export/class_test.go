@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"orca/internal/format"
 )
 
 // TestClasses: every export names the class of the object of a state (an
@@ -128,5 +130,26 @@ func TestLockFactsLabels(t *testing.T) {
 		if v := l[AttrLockOwnerLeftLocked]; len(v) != 1 || v[0] != "true" || l[AttrLockOwnerName][0] != "ghost" {
 			t.Errorf("leftlocked: a sample on 0EFECBD1 labelled %v, want %s true, owner ghost", l, AttrLockOwnerLeftLocked)
 		}
+	}
+}
+
+// TestClassCache checks the timelines' cache of class names against
+// Model.ClassName for objects that take one slot in turn.
+func TestClassCache(t *testing.T) {
+	_, m := load(t, "../report/testdata/classes.txtar")
+	slot := func(o format.ObjectID) uint64 { return uint64(o) * 0x9e3779b97f4a7c15 >> (64 - classCacheBits) }
+	x := format.ObjectID(0x618B19AD) // an org.h2.mvstore.db.MVTable
+	y := x + 1
+	for slot(y) != slot(x) {
+		y++
+	}
+	var c classCache
+	for _, o := range []format.ObjectID{x, y, x, 0x0000BEEF, x} {
+		if got, want := c.of(m, o), m.ClassName(o); got != want {
+			t.Errorf("object %s: class %q, ClassName says %q", o, got, want)
+		}
+	}
+	if m.ClassName(x) == "" {
+		t.Errorf("object %s has no class in the model", x)
 	}
 }

@@ -194,6 +194,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	fs := newFrames(rec, m)
 	tn := newThreadNames(m)
 	cs := newCalls(rec, m)
+	cc := &classCache{}
 
 	// Every string but an object's is interned: the events' names, the
 	// annotations' names and values (a slice's class, call and threads
@@ -239,7 +240,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceBegin)
 			te.uint(fEventNameIID, eventNames.id(ev.iv.Shown().String(), &interned))
 			aux = uint64(ev.iv.Stack+1)<<32 | uint64(len(te))
-			annotations(sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs))
+			annotations(sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc))
 			if f, ok := firstUse[ev.iv.Stack]; !ok || key.compare(f) < 0 {
 				firstUse[ev.iv.Stack] = key
 			}

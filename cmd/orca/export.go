@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -255,17 +254,25 @@ func runExport(u ui, args []string) error {
 		}
 		return tw.Flush()
 	}
-	cw := &countingWriter{}
-	if err := writeAtomically(path, func(file *os.File) error { cw.w = file; return f.Write(cw, rec, m, opt) }); err != nil {
+	var size int64 // the file's, from its descriptor
+	if err := writeAtomically(path, func(file *os.File) error {
+		if err := f.Write(file, rec, m, opt); err != nil {
+			return err
+		}
+		if fi, err := file.Stat(); err == nil {
+			size = fi.Size()
+		}
+		return nil
+	}); err != nil {
 		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
 	}
 	prof.heapAt("export")
 	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, what,
 		count, plural(count, noun, noun+"s"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
 	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))
-	if max, ok := browserMax[f.Name]; ok && cw.n > max {
+	if max, ok := browserMax[f.Name]; ok && size > max {
 		fmt.Fprintf(u.stdout, "note: %s is %s; a browser reads about %s of a %s trace: export a range of it (--from, --to, --last)%s\n",
-			shellQuote(path), sizeMB(cw.n), sizeMB(max), f.Name, largeHints[f.Name])
+			shellQuote(path), sizeMB(size), sizeMB(max), f.Name, largeHints[f.Name])
 	}
 	return nil
 }
@@ -286,18 +293,6 @@ var largeHints = map[string]string{
 
 // sizeMB is n bytes in MB, as the note above says them.
 func sizeMB(n int64) string { return strconv.FormatInt(n>>20, 10) + " MB" }
-
-// countingWriter counts the bytes written through it to w.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
-}
 
 // buildRange opens the recording arg names for cmd (export, push), builds
 // the model of the range rf asks for (the whole recording without one),

@@ -237,3 +237,31 @@ func TestExportTerminal(t *testing.T) {
 		t.Errorf("the terminal got:\n%q", b)
 	}
 }
+
+// TestExportProgress checks a timeline export's steps on a terminal: its
+// making and writing after the read, on one line erased at the end, and
+// none on a pipe (TestExport: its stderr empty).
+func TestExportProgress(t *testing.T) {
+	pre := exportRecording(t)
+	pty, tty := openPTY(t)
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(pty) // until tty is closed (EIO)
+		got <- b
+	}()
+	var out bytes.Buffer
+	code := run(ui{nil, &out, tty}, []string{"export", "--format", "perfetto", "-o", filepath.Join(t.TempDir(), "t.pftrace"), pre})
+	tty.Close()
+	b := string(<-got)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, b)
+	}
+	for _, want := range []string{"\rexporting " + pre + ": the threads' states (0 of 4), 0 s\x1b[K", ": the edges (0 of 8), ", ": writing in time order (0 of 32), "} {
+		if !strings.Contains(b, want) {
+			t.Errorf("the terminal got %q, want %q in it", b, want)
+		}
+	}
+	if !strings.HasSuffix(b, "\r\x1b[K") {
+		t.Errorf("the step line is not erased at the end: %q", b)
+	}
+}

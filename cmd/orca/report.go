@@ -175,7 +175,7 @@ func runReport(u ui, args []string) error {
 	if opt.Progress != nil && isTerminal(u.stderr) { // not ORCA_REPORT_HEAPPROFILE's alone
 		// The analyses after the read are a quarter of the report's time:
 		// their steps shown on the same line, with the time they take.
-		steps = newStepLine(u.stderr, rec.Prefix, time.Now)
+		steps = newStepLine(u.stderr, "analysing", rec.Prefix, time.Now)
 		ropt.Progress = steps.show
 	}
 	if prof.fine {
@@ -306,6 +306,7 @@ func progressLine(w io.Writer, name string, size int64, elapsed func() time.Dura
 type stepLine struct {
 	mu          sync.Mutex
 	w           io.Writer
+	verb        string // analysing, exporting
 	name        string
 	now         func() time.Time
 	start       time.Time
@@ -316,11 +317,12 @@ type stepLine struct {
 	stop        chan struct{}
 }
 
-// newStepLine starts the step line of the analyses of recording name on w
-// (a terminal), now the clock. The name is shown termSafe, as the
-// progress line's: a prefix another user chose.
-func newStepLine(w io.Writer, name string, now func() time.Time) *stepLine {
-	l := &stepLine{w: w, name: termSafe(name), now: now, start: now(), stop: make(chan struct{})}
+// newStepLine starts the step line of the work verb does (analysing,
+// exporting) on recording name, on w (a terminal), now the clock. The
+// name is shown termSafe, as the progress line's: a prefix another user
+// chose.
+func newStepLine(w io.Writer, verb, name string, now func() time.Time) *stepLine {
+	l := &stepLine{w: w, verb: verb, name: termSafe(name), now: now, start: now(), stop: make(chan struct{})}
 	go l.tick(time.Second)
 	return l
 }
@@ -346,7 +348,7 @@ func (l *stepLine) draw(now time.Time) {
 	if l.total > 0 {
 		count = fmt.Sprintf(" (%s of %s)", countText(float64(l.done)), countText(float64(l.total)))
 	}
-	fmt.Fprintf(l.w, "\ranalysing %s: %s%s, %.0f s\033[K", l.name, l.step, count, now.Sub(l.start).Seconds())
+	fmt.Fprintf(l.w, "\r%s %s: %s%s, %.0f s\033[K", l.verb, l.name, l.step, count, now.Sub(l.start).Seconds())
 }
 
 // tick redraws the line every d until end.

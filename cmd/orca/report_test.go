@@ -212,7 +212,7 @@ func TestStepLine(t *testing.T) {
 	at := t0
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
 	set := func(d time.Duration) { mu.Lock(); at = t0.Add(d); mu.Unlock() }
-	l := &stepLine{w: &b, name: "rec", now: now, start: t0, stop: make(chan struct{})}
+	l := &stepLine{w: &b, verb: "analysing", name: "rec", now: now, start: t0, stop: make(chan struct{})}
 	l.show("the deadlocks and hangs", 0, 0)
 	set(100 * time.Millisecond)
 	l.show("what the lock holders did: the threads' intervals", 0, 35000)
@@ -250,7 +250,7 @@ func TestStepLine(t *testing.T) {
 	none.end() // no line: nothing to end
 	// A prefix another user chose reaches root's terminal escaped.
 	var e testjvm.Buffer
-	el := newStepLine(&e, "rec\x1b[2J", now)
+	el := newStepLine(&e, "analysing", "rec\x1b[2J", now)
 	el.show("the CPU profile", 0, 0)
 	el.end()
 	if s := e.String(); strings.Contains(s, "\x1b[2J") || !strings.Contains(s, "analysing rec") {

@@ -83,9 +83,9 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	}
 	// Each event encoded a thread at a time, then written in time order
 	// (tlSort): an edge's end is its marker and the flow, one record.
-	sorted := &tlSort{m: m}
+	sorted := &tlSort{m: m, opt: opt}
 	var rec2 []byte
-	timelineEvents(m, k, func(ev *tlEvent, key tlKey) {
+	timelineEvents(m, k, opt, func(ev *tlEvent, key tlKey) {
 		if err != nil {
 			return
 		}

@@ -117,6 +117,31 @@ type Options struct {
 	// weighs: the time in the states of Kinds (ProfileStates, the zero
 	// value) or the threads' samples.
 	Profile Profile
+	// Progress, when not nil, is told how far the timelines (perfetto,
+	// chrome) have gone: the step (StepTimeline, StepEdges, StepWriting)
+	// and done of total in it, now and then, from the writer's goroutine.
+	// It does not change what is written.
+	Progress func(step string, done, total int)
+}
+
+// The steps of a timeline export that Options.Progress names: each
+// thread's states encoded (threads done of all), the edges' ends (edges
+// of all), then the events written in time order (events of all).
+const (
+	StepTimeline = "the threads' states"
+	StepEdges    = "the edges"
+	StepWriting  = "writing in time order"
+)
+
+// progressEvery is how many edges or events a timeline export makes
+// between two calls of Options.Progress (threads: each one).
+const progressEvery = 1 << 14
+
+// progress tells o.Progress, if any.
+func (o Options) progress(step string, done, total int) {
+	if o.Progress != nil {
+		o.Progress(step, done, total)
+	}
 }
 
 // Profile is what a profile export weighs (orca export --profile).

@@ -230,9 +230,9 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.msg(fEventDebugAnnotations, da)
 		}
 	}
-	sorted := &tlSort{m: m}
+	sorted := &tlSort{m: m, opt: opt}
 	firstUse := map[model.StackID]tlKey{}
-	timelineEvents(m, k, func(ev *tlEvent, key tlKey) {
+	timelineEvents(m, k, opt, func(ev *tlEvent, key tlKey) {
 		te = te[:0]
 		te.uint(fEventTrackUUID, uuidThread0+uint64(ev.thread))
 		var aux uint64

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -643,7 +644,7 @@ func TestTimelineOrder(t *testing.T) {
 		},
 	}
 	sorted := &tlSort{m: m}
-	timelineEvents(m, All, func(ev *tlEvent, key tlKey) {
+	timelineEvents(m, All, Options{}, func(ev *tlEvent, key tlKey) {
 		var s string
 		switch ev.kind {
 		case tlBegin:
@@ -676,5 +677,52 @@ func TestTimelineOrder(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestTimelineProgress checks what the timelines tell Options.Progress:
+// their steps in order, each's done up to its total (the model's threads,
+// its edges, the events written), and the same bytes as without it.
+func TestTimelineProgress(t *testing.T) {
+	rec, m := loadAll(t)
+	defer func(r int) { tlRunBytes = r }(tlRunBytes)
+	tlRunBytes = 300 // runs on the spill, merged
+	for _, name := range []string{"perfetto", "chrome"} {
+		f, _ := Lookup(name)
+		var want, got bytes.Buffer
+		if err := f.Write(&want, rec, m, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		type call struct {
+			step        string
+			done, total int
+		}
+		var calls []call
+		opt := Options{Progress: func(step string, done, total int) { calls = append(calls, call{step, done, total}) }}
+		if err := f.Write(&got, rec, m, opt); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: other bytes with Progress", name)
+		}
+		steps := []string{StepTimeline, StepEdges, StepWriting}
+		totals := map[string]int{StepTimeline: m.NumThreads(), StepEdges: m.NumEdges()}
+		seen := map[string]int{}
+		at := 0
+		for _, c := range calls {
+			for at < len(steps) && steps[at] != c.step {
+				at++
+			}
+			if at == len(steps) {
+				t.Fatalf("%s: step %q out of order in %v", name, c.step, calls)
+			}
+			seen[c.step]++
+			if w, ok := totals[c.step]; ok && c.total != w || c.done < 0 || c.done >= c.total {
+				t.Errorf("%s: %+v, want done below total %d", name, c, totals[c.step])
+			}
+		}
+		if seen[StepTimeline] != m.NumThreads() || seen[StepEdges] == 0 || seen[StepWriting] == 0 {
+			t.Errorf("%s: steps told %v, want one a thread (%d) and the others", name, seen, m.NumThreads())
+		}
 	}
 }

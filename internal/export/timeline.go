@@ -47,7 +47,7 @@ type tlEvent struct {
 // an instant lands between them rather than inside; an empty slice's end
 // stays right after its begin). ev and what it points to are add's until
 // it returns. Sorted by key (tlSort), they are the timeline.
-func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
+func timelineEvents(m *model.Model, k Kinds, opt Options, add func(ev *tlEvent, key tlKey)) {
 	index := make(map[format.ThreadID]int, m.NumThreads())
 	seq := 0
 	put := func(e *tlEvent, key tlKey) {
@@ -57,7 +57,9 @@ func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 		add(e, key)
 	}
 	var w model.IntervalWindow
+	nt := m.NumThreads()
 	for ti, t := range m.AllThreads() {
+		opt.progress(StepTimeline, ti, nt)
 		index[t.ID] = ti
 		eachPiece(m, t, &w, func(ivs []model.Interval, _ bool) int {
 			for i := range ivs {
@@ -75,7 +77,11 @@ func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 			return 0
 		})
 	}
+	ne := m.NumEdges()
 	for i, ed := range m.AllEdges() {
+		if i%progressEvery == 0 {
+			opt.progress(StepEdges, i, ne)
+		}
 		e := &ed // a copy: the model's edges may be read back from the spill
 		from, ok1 := index[e.From]
 		to, ok2 := index[e.To]

@@ -60,6 +60,8 @@ func byTLKey(a, b *tlRec) int { return a.key.compare(b.key) }
 // runs (model.ScratchRun, MergeScratchRuns).
 type tlSort struct {
 	m      *model.Model
+	opt    Options // its Progress, told of the writing (StepWriting)
+	n      int     // the events added
 	recs   []tlRec
 	data   []byte // the bytes of recs, since the last run
 	runs   [][]model.ScratchRef
@@ -78,6 +80,7 @@ func (s *tlSort) add(key tlKey, aux uint64, ps ...[]byte) {
 	// A slice of data as it is now: a later append that moves data
 	// leaves the bytes where this slice sees them.
 	s.recs = append(s.recs, tlRec{key, aux, s.data[off:len(s.data):len(s.data)]})
+	s.n++
 	if !s.noRuns && len(s.data)+len(s.recs)*tlRecBytes >= tlRunBytes {
 		s.spill()
 	}
@@ -107,7 +110,14 @@ func (s *tlSort) spill() {
 func (s *tlSort) each(emit func(key tlKey, aux uint64, b []byte)) {
 	s.sortRun()
 	s.ord, s.ordTmp = nil, nil
-	model.MergeScratchRuns(s.m, s.runs, s.recs, byTLKey, tlDecode, func(r tlRec) { emit(r.key, r.aux, r.b) })
+	done := 0
+	model.MergeScratchRuns(s.m, s.runs, s.recs, byTLKey, tlDecode, func(r tlRec) {
+		if done%progressEvery == 0 {
+			s.opt.progress(StepWriting, done, s.n)
+		}
+		done++
+		emit(r.key, r.aux, r.b)
+	})
 }
 
 // tlOrd is a record's sort key and its place among the records (sortRun).

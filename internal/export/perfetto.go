@@ -123,6 +123,11 @@ const uninternedArg = "object"
 // A variable for the tests.
 var maxInternedValues = 1 << 20
 
+// internedPacketBytes bounds a packet of interned tables (c1G's are 9.4
+// MB in all: 276 773 threads' names): a reader that buffers a packet
+// whole, or bounds one, takes them. A variable for the tests.
+var internedPacketBytes = 1 << 20
+
 // strTable is one table of interned strings (an InternedData field of
 // InternedString's layout), its ids from 1 in the order of first use.
 type strTable struct {
@@ -320,13 +325,33 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	clock.uint(fClockTimestamp, last)
 	clock.uint(fClockIsIncremental, 1)
 	clocks.msg(fSnapshotClocks, clock)
-	stamp(&p, last)
-	p.uint(fPacketSequenceID, perfettoSequence)
-	p.uint(fPacketSequenceFlags, seqIncrementalStateCleared|seqNeedsIncrementalState)
-	p.msg(fPacketDefaults, defaults)
-	p.msg(fPacketClockSnapshot, clocks)
-	p.msg(fPacketInternedData, interned)
-	packet(p)
+	// The interned tables go in packets of at most internedPacketBytes,
+	// cut at their entries' boundaries (a string is added before what
+	// names it): the first starts the sequence's state, with the
+	// defaults and the clocks, the others add to it.
+	for first := true; first || len(interned) > 0; first = false {
+		n := 0
+		for n < len(interned) {
+			_, _, k := protowire.ConsumeField(interned[n:])
+			if n > 0 && n+k > internedPacketBytes {
+				break
+			}
+			n += k
+		}
+		p = p[:0]
+		stamp(&p, last)
+		p.uint(fPacketSequenceID, perfettoSequence)
+		if first {
+			p.uint(fPacketSequenceFlags, seqIncrementalStateCleared|seqNeedsIncrementalState)
+			p.msg(fPacketDefaults, defaults)
+			p.msg(fPacketClockSnapshot, clocks)
+		} else {
+			p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
+		}
+		p.msg(fPacketInternedData, interned[:n])
+		packet(p)
+		interned = interned[n:]
+	}
 
 	// The tracks, at the recording's start.
 	jvm := uint64(pid(rec))

@@ -133,8 +133,11 @@ type pfTrace struct {
 	flows   map[uint64][]pfInstant // by flow id: [source, destination]
 	stacks  map[uint64][]string    // callstack iid → "function file:line", outermost first
 	// The interned strings: event names, annotations' names and values,
-	// by iid.
+	// by iid; the stacks' function names, source paths and frames.
 	eventNames, argNames, argValues map[uint64]string
+	funcs, paths, frames            map[uint64]string
+	// internedPackets counts the packets with interned data.
+	internedPackets int
 	// absolute counts the packets whose timestamp names BOOTTIME, not
 	// the defaults' clock.
 	absolute int
@@ -257,6 +260,7 @@ func readPerfetto(t *testing.T, data []byte) *pfTrace {
 		}
 		ts := timeOf(i, p)
 		if p.has(pInterned) {
+			tr.internedPackets++
 			tr.intern(t, p.msg(t, pInterned))
 		}
 		if p.has(pTrackDescriptor) {
@@ -387,8 +391,14 @@ func (tr *pfTrace) intern(t *testing.T, id pbMsg) {
 		}
 		return out
 	}
-	funcs, paths := strs(pIDFunctionNames), strs(pIDSourcePaths)
-	frames := map[uint64]string{}
+	// Function names, source paths and frames add to those of the
+	// packets before (the tables may be split over packets).
+	if tr.funcs == nil {
+		tr.funcs, tr.paths, tr.frames = map[uint64]string{}, map[uint64]string{}, map[uint64]string{}
+	}
+	maps.Copy(tr.funcs, strs(pIDFunctionNames))
+	maps.Copy(tr.paths, strs(pIDSourcePaths))
+	funcs, paths, frames := tr.funcs, tr.paths, tr.frames
 	for _, v := range id[pIDFrames] {
 		fr, _ := decodePB(v.b)
 		fn, ok := funcs[fr.uint(pFrFunc)]
@@ -539,6 +549,24 @@ func TestPerfettoInternBound(t *testing.T) {
 	}
 	if g, w := fmt.Sprint(got.flows), fmt.Sprint(want.flows); g != w {
 		t.Errorf("flows with the bound\n%s\nwithout\n%s", g, w)
+	}
+}
+
+// TestPerfettoInternedPackets checks the interned tables split over
+// packets at their entries' boundaries: the same trace read.
+func TestPerfettoInternedPackets(t *testing.T) {
+	rec, m := loadAll(t)
+	want := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	defer func(n int) { internedPacketBytes = n }(internedPacketBytes)
+	internedPacketBytes = 64
+	got := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	if want.internedPackets != 1 || got.internedPackets < 10 {
+		t.Errorf("interned tables in %d packets, %d with packets of 64 bytes", want.internedPackets, got.internedPackets)
+	}
+	for _, c := range [][2]any{{got.spans, want.spans}, {got.flows, want.flows}, {got.stacks, want.stacks}, {got.argValues, want.argValues}} {
+		if g, w := fmt.Sprint(c[0]), fmt.Sprint(c[1]); g != w {
+			t.Errorf("split tables read\n%s\nwant\n%s", g, w)
+		}
 	}
 }
 

@@ -163,6 +163,22 @@ func TestExportProfile(t *testing.T) {
 	}
 }
 
+// ptyRead returns a pseudo-terminal's end a program writes to, and read,
+// which closes it and returns all that was written.
+func ptyRead(t *testing.T) (tty *os.File, read func() []byte) {
+	t.Helper()
+	pty, tty := openPTY(t)
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(pty) // until tty is closed (EIO)
+		got <- b
+	}()
+	return tty, func() []byte {
+		tty.Close()
+		return <-got
+	}
+}
+
 // openPTY returns a pseudo-terminal's two ends: what a program writes to
 // tty is read from pty, as it is (no output processing).
 func openPTY(t *testing.T) (pty, tty *os.File) {
@@ -209,12 +225,7 @@ func TestExportTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(pre+".methods", bytes.ReplaceAll(m, []byte(",transfer,"), []byte(",transfer"+evil+",")), 0o600)
-	pty, tty := openPTY(t)
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(pty) // until tty is closed (EIO)
-		got <- b
-	}()
+	tty, read := ptyRead(t)
 	var errb bytes.Buffer
 	if code := run(ui{nil, tty, &errb}, []string{"export", "--format", "collapsed", "-o", "-", pre}); code != 0 {
 		t.Fatalf("export --format collapsed -o - to a terminal: exit %d: %s", code, errb.String())
@@ -230,8 +241,7 @@ func TestExportTerminal(t *testing.T) {
 			t.Errorf("export --format %s -o - to a pipe: exit %d, %d bytes", f, code, out.Len())
 		}
 	}
-	tty.Close()
-	b := <-got
+	b := read()
 	if bytes.ContainsAny(b, "\x1b\x07") || bytes.Contains(b, []byte("\u009b")) ||
 		!bytes.Contains(b, []byte(`Scenario.transfer\x1b]0:PWNED\x07\x1b[2J\u009b1m`)) { // (collapsed: ":" for ";")
 		t.Errorf("the terminal got:\n%q", b)
@@ -243,16 +253,10 @@ func TestExportTerminal(t *testing.T) {
 // none on a pipe (TestExport: its stderr empty).
 func TestExportProgress(t *testing.T) {
 	pre := exportRecording(t)
-	pty, tty := openPTY(t)
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(pty) // until tty is closed (EIO)
-		got <- b
-	}()
+	tty, read := ptyRead(t)
 	var out bytes.Buffer
 	code := run(ui{nil, &out, tty}, []string{"export", "--format", "perfetto", "-o", filepath.Join(t.TempDir(), "t.pftrace"), pre})
-	tty.Close()
-	b := string(<-got)
+	b := string(read())
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, b)
 	}

@@ -301,8 +301,8 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	// on a clock of the sequence's own (clockIncremental) that the first
 	// packet defines (its defaults name it, its snapshot puts it at the
 	// recording's start on the trace's clock), as Perfetto's SDK writes
-	// them: a time takes 7 bytes, a delta 1.9 on average (ten minutes of
-	// Tomcat). A time before the one before (none in time order but
+	// them: a time takes 7 bytes, a delta 1.9 on average (30 s of a
+	// loaded Tomcat). A time before the one before (none in time order but
 	// events before the recording's start) is written whole on the
 	// trace's clock.
 	last := uint64(m.Start)

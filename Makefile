@@ -281,6 +281,7 @@ bench: bin/orca
 	bash bench/accuracy.sh
 	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
 	go test -run '^$$' -bench EdgeSpill -benchtime 3x ./internal/model
+	go test -run '^$$' -bench 'Export/(perfetto|chrome)$$' -benchtime 3x ./internal/export
 
 # pgo: cmd/orca/default.pgo made again, the CPU profile go build compiles orca with (profile-guided
 # optimisation), from orca built without it reading orca-gen's recordings as users do (bench/pgo.sh;

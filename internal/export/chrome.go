@@ -85,6 +85,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	// (tlSort): an edge's end is its marker and the flow, one record.
 	sorted := &tlSort{m: m, opt: opt}
 	var rec2 []byte
+	var as []arg // sliceArgs' and instantArgs' room
 	timelineEvents(m, k, opt, func(ev *tlEvent, key tlKey) {
 		if err != nil {
 			return
@@ -94,7 +95,8 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc) {
+			as = sliceArgs(as, m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc)
+			for _, a := range as {
 				args[a.key] = a.value
 			}
 			var stack []string
@@ -109,7 +111,8 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 			sorted.add(key, 0, b)
 		case tlInstant:
 			args := map[string]string{}
-			for _, a := range instantArgs(ev, tn) {
+			as = instantArgs(as, ev, tn)
+			for _, a := range as {
 				args[a.key] = a.value
 			}
 			if b, err = json.Marshal(chromeEvent{Name: instantName(ev), Cat: chromeCat, Ph: "X", TS: micros(ev.ts), Dur: "0",

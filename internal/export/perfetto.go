@@ -219,6 +219,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	// stack (interned below, numbered in the order of their first use):
 	// aux is the slice's stack+1 above the place it goes in its bytes.
 	var te, da pb
+	var as []arg // sliceArgs' and instantArgs' room
 	annotations := func(args []arg) {
 		for _, a := range args {
 			da = da[:0]
@@ -246,7 +247,8 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceBegin)
 			te.uint(fEventNameIID, eventNames.id(ev.iv.Shown().String(), &interned))
 			aux = uint64(ev.iv.Stack+1)<<32 | uint64(len(te))
-			annotations(sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc))
+			as = sliceArgs(as, m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs, cc)
+			annotations(as)
 			if f, ok := firstUse[ev.iv.Stack]; !ok || key.compare(f) < 0 {
 				firstUse[ev.iv.Stack] = key
 			}
@@ -255,7 +257,8 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		case tlInstant:
 			te.uint(fEventType, typeInstant)
 			te.uint(fEventNameIID, eventNames.id(instantName(ev), &interned))
-			annotations(instantArgs(ev, tn))
+			as = instantArgs(as, ev, tn)
+			annotations(as)
 			if ev.opens {
 				te.fixed64(fEventFlowIDs, ev.flow)
 			} else {

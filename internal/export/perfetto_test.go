@@ -527,11 +527,7 @@ func checkInterned(t *testing.T, tr *pfTrace) {
 // interned: past it, new values are written in place, and the trace
 // reads the same.
 func TestPerfettoInternBound(t *testing.T) {
-	rec, m := loadAll(t)
-	want := readPerfetto(t, export(t, "perfetto", rec, m, All))
-	defer func(n int) { maxInternedValues = n }(maxInternedValues)
-	maxInternedValues = 2
-	got := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	got, want := withKnob(t, &maxInternedValues, 2)
 	if len(got.argValues) != 2 || len(want.argValues) <= 2 {
 		t.Errorf("%d values interned with a bound of 2, %d without", len(got.argValues), len(want.argValues))
 	}
@@ -544,26 +540,41 @@ func TestPerfettoInternBound(t *testing.T) {
 	if inline == 0 {
 		t.Errorf("no value past the bound written in place: %v", got.inline)
 	}
+	sameTrace(t, "with the bound", got, want)
+}
+
+// withKnob reads the Perfetto export of loadAll's recording with *knob
+// set to v (got) and as it is (want).
+func withKnob(t *testing.T, knob *int, v int) (got, want *pfTrace) {
+	t.Helper()
+	rec, m := loadAll(t)
+	want = readPerfetto(t, export(t, "perfetto", rec, m, All))
+	defer func(n int) { *knob = n }(*knob)
+	*knob = v
+	return readPerfetto(t, export(t, "perfetto", rec, m, All)), want
+}
+
+// sameTrace checks that trace got reads as want: its slices (their
+// arguments and stacks) and its flows.
+func sameTrace(t *testing.T, what string, got, want *pfTrace) {
+	t.Helper()
 	if g, w := fmt.Sprint(got.spans), fmt.Sprint(want.spans); g != w {
-		t.Errorf("slices with the bound\n%s\nwithout\n%s", g, w)
+		t.Errorf("slices %s\n%s\nwant\n%s", what, g, w)
 	}
 	if g, w := fmt.Sprint(got.flows), fmt.Sprint(want.flows); g != w {
-		t.Errorf("flows with the bound\n%s\nwithout\n%s", g, w)
+		t.Errorf("flows %s\n%s\nwant\n%s", what, g, w)
 	}
 }
 
 // TestPerfettoInternedPackets checks the interned tables split over
 // packets at their entries' boundaries: the same trace read.
 func TestPerfettoInternedPackets(t *testing.T) {
-	rec, m := loadAll(t)
-	want := readPerfetto(t, export(t, "perfetto", rec, m, All))
-	defer func(n int) { internedPacketBytes = n }(internedPacketBytes)
-	internedPacketBytes = 64
-	got := readPerfetto(t, export(t, "perfetto", rec, m, All))
+	got, want := withKnob(t, &internedPacketBytes, 64)
 	if want.internedPackets != 1 || got.internedPackets < 10 {
 		t.Errorf("interned tables in %d packets, %d with packets of 64 bytes", want.internedPackets, got.internedPackets)
 	}
-	for _, c := range [][2]any{{got.spans, want.spans}, {got.flows, want.flows}, {got.stacks, want.stacks}, {got.argValues, want.argValues}} {
+	sameTrace(t, "with the tables split", got, want)
+	for _, c := range [][2]any{{got.stacks, want.stacks}, {got.argValues, want.argValues}} {
 		if g, w := fmt.Sprint(c[0]), fmt.Sprint(c[1]); g != w {
 			t.Errorf("split tables read\n%s\nwant\n%s", g, w)
 		}

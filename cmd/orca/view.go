@@ -54,9 +54,10 @@ events read (a text PREFIX.orca: a twentieth of that), and the first view of
 a recording writes an index of about its size in ~/.cache/orca/view (or
 $XDG_CACHE_HOME/orca/view), so that the next view serves at once (the
 timeline, the locks and the first 100 locks' details, the deadlocks, the
-flame graph; the rest, as an interval's or a thread's detail, another
-lock's, a lock's highlight, a filter, reads the recording again first,
-once): a 5 GB recording wants ~30 GB and ~5 GB free. orca view warns when
+flame graph; an interval's detail from the chunks of its time alone, when
+they say what the whole recording does; the rest, as a thread's detail,
+another lock's, a lock's highlight, a filter, reads the recording again
+first, once): a 5 GB recording wants ~30 GB and ~5 GB free. orca view warns when
 either has less room; ORCA_VIEW_SPILL=0 keeps the intervals in memory
 instead, ORCA_VIEW_INDEX=0 writes no index.
 
@@ -165,6 +166,10 @@ func runView(u ui, args []string) error {
 				srv.SetProgress(float64(bytes) / float64(size))
 			}
 		}
+		// An interval's detail, until then, from the model of the range
+		// its state spans (docs/web.md): a hover or a click reads that
+		// range's chunks, not the whole recording.
+		srv.DetailsFromRanges(web.NewRangeBuilder(func() (*reader.Recording, error) { return openRecording("view", ops[0]) }, opt.Span, viewModelOptions))
 		srv.BuildOnDemand(func() {
 			t0 := time.Now()
 			res, err := model.Build(rec, opt)

@@ -1337,6 +1337,20 @@ func (l *spanLog) read(c *spanCursor) {
 // Options.DropIntervals: Thread.Intervals and Samples set from the spill);
 // their windows are read back here (ReadRun).
 func (m *Model) DoingIn(lock LockRef, ss, hand []OwnerSpan) *Doing {
+	return m.doingIn(lock, ss, hand, nil)
+}
+
+// DoingInWith is DoingIn with the windows of the holders' runnable time
+// given for the threads of wins (their RunWindows, or a part over the
+// spans), not the Model's own: a model of a time range answering for the
+// whole recording (orca view's interval detail from its range) has a
+// window that began before the range cut at its start; the whole's is
+// given, so that the holders' split is the whole's.
+func (m *Model) DoingInWith(lock LockRef, ss, hand []OwnerSpan, wins map[format.ThreadID][]RunWindow) *Doing {
+	return m.doingIn(lock, ss, hand, wins)
+}
+
+func (m *Model) doingIn(lock LockRef, ss, hand []OwnerSpan, wins map[format.ThreadID][]RunWindow) *Doing {
 	f := newDoingFold(lock, slices.Clone(ss), nil)
 	hand = mergeHandOffs(slices.Clone(hand))
 	f.lc = &lockChanges{oc: m.ownerCache()}
@@ -1354,6 +1368,11 @@ func (m *Model) DoingIn(lock LockRef, ss, hand []OwnerSpan) *Doing {
 				if err := m.ReadRun(t, &h); err != nil {
 					panic(&SpillError{err})
 				}
+				t = &h
+			}
+			if ws, ok := wins[s.Owner]; ok && t != nil {
+				h := *t
+				h.SetRunWindows(ws)
 				t = &h
 			}
 			holders[s.Owner] = t

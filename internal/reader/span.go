@@ -617,6 +617,21 @@ func (f *rangeFilter) event(ev *Event) error {
 		}
 	}
 	if ev.Time > f.to {
+		if ev.Kind.Fact() && ev.Object != 0 {
+			// An object's class (or its class initialisation's, its
+			// condition's lock), given after the range in a chunk it
+			// reads: a fact of the object, not of a time, which the
+			// whole recording's model has. Handed on at the range's
+			// end, once.
+			k := factOf(ev.Object, ev.Kind)
+			if _, ok := f.given[k]; !ok {
+				f.given[k] = struct{}{}
+				c := *ev
+				c.Time = f.to
+				return f.fn(&c)
+			}
+			return nil
+		}
 		if ev.Kind == format.ThreadStarted {
 			if _, ok := f.unnamed[ev.Thread]; ok {
 				// The name of a thread started in the range, which ran

@@ -369,6 +369,11 @@ func (s *site) interval(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.intervalOf(ti, t, k)
+}
+
+// intervalOf is thread t's (index ti) k-th interval's detail.
+func (s *site) intervalOf(ti int, t *model.Thread, k int) (intervalJSON, error) {
 	iv := s.d.interval(ti, k)
 	out := intervalJSON{
 		Thread: ti, Index: k, State: iv.Shown().String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
@@ -421,7 +426,18 @@ func (s *site) interval(r *http.Request) (any, error) {
 		if from, ok := iv.HandOff(); ok {
 			hand = append(hand, model.OwnerSpan{Start: from, End: iv.End})
 		}
-		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingIn(lock, spans, hand) })
+		var wins map[format.ThreadID][]model.RunWindow
+		if s.d.runWins != nil {
+			wins = map[format.ThreadID][]model.RunWindow{}
+			for id := range holders {
+				ws, err := s.d.runWins(id)
+				if err != nil {
+					return intervalJSON{}, err
+				}
+				wins[id] = ws
+			}
+		}
+		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingInWith(lock, spans, hand, wins) })
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
 			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
 				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),

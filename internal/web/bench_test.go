@@ -4,14 +4,17 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"orca/internal/reader"
 	"orca/internal/synth"
 )
 
@@ -148,28 +151,7 @@ func BenchmarkChain(b *testing.B) {
 //
 //	ORCA_BENCH_INDEX=… go test -run '^$' -bench IndexTiles -benchtime 3x ./internal/web
 func BenchmarkIndexTiles(b *testing.B) {
-	path := os.Getenv("ORCA_BENCH_INDEX")
-	if path == "" {
-		b.Skip("ORCA_BENCH_INDEX: no index named")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	head := make([]byte, len(indexMagic)+4+16)
-	f.ReadAt(head, 0)
-	off, n := binary.LittleEndian.Uint64(head[len(indexMagic)+4:]), binary.LittleEndian.Uint64(head[len(indexMagic)+12:])
-	js := make([]byte, n)
-	f.ReadAt(js, int64(off))
-	var dir indexDir
-	if err := json.Unmarshal(js, &dir); err != nil {
-		b.Fatal(err)
-	}
-	x, err := readIndex(f, dir.Key)
-	if err != nil {
-		b.Fatal(err)
-	}
+	x := benchIndex(b)
 	lv := x.Levels()
 	levels := []int{}
 	for l := lv[len(lv)-1] - 1; l >= 0; l -= 3 {
@@ -215,4 +197,98 @@ func BenchmarkIndexTiles(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchIndex opens the index file $ORCA_BENCH_INDEX (an orca view's,
+// ~/.cache/orca/view/KEY/index) whatever its key.
+func benchIndex(b *testing.B) *Index {
+	path := os.Getenv("ORCA_BENCH_INDEX")
+	if path == "" {
+		b.Skip("ORCA_BENCH_INDEX: no index named")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	head := make([]byte, len(indexMagic)+4+16)
+	f.ReadAt(head, 0)
+	off, n := binary.LittleEndian.Uint64(head[len(indexMagic)+4:]), binary.LittleEndian.Uint64(head[len(indexMagic)+12:])
+	js := make([]byte, n)
+	f.ReadAt(js, int64(off))
+	var dir indexDir
+	if err := json.Unmarshal(js, &dir); err != nil {
+		b.Fatal(err)
+	}
+	x, err := readIndex(f, dir.Key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	return x
+}
+
+// BenchmarkRangeDetail answers intervals' details at a reopen from their
+// ranges (rangedetail.go), as a hover or a click on the timeline asks
+// them: the index $ORCA_BENCH_INDEX of the recording $ORCA_BENCH_PREFIX
+// (its orca view's, which wrote it), no model; one interval an op, each
+// another (none from the answers kept): the middle one of a thread's
+// lane, threads spread over the recording's. Reported: the CPU time an
+// op (both cores'), and how many were answered from their ranges (the
+// others are left to the model's build: why, in the log).
+//
+//	ORCA_BENCH_PREFIX=/tmp/tc/rec ORCA_BENCH_INDEX=~/.cache/orca/view/KEY/index \
+//	  go test -run '^$' -bench RangeDetail -benchtime 40x ./internal/web
+func BenchmarkRangeDetail(b *testing.B) {
+	prefix := os.Getenv("ORCA_BENCH_PREFIX")
+	if prefix == "" {
+		b.Skip("ORCA_BENCH_PREFIX: no recording named")
+	}
+	x := benchIndex(b)
+	var picks []string
+	for i := 0; i < x.dir.Threads && len(picks) < 4096; i++ {
+		ti := (i * 7919) % x.dir.Threads
+		rec, src, err := x.laneOf(ti)
+		if err != nil {
+			b.Fatal(err)
+		}
+		blocks := int(binary.LittleEndian.Uint32(rec[24+8:]))
+		if blocks == 0 {
+			continue
+		}
+		ivs, err := x.laneBlocks(rec, src, blocks/2, blocks/2+1)
+		if err != nil || len(ivs) == 0 {
+			b.Fatal(err)
+		}
+		picks = append(picks, fmt.Sprintf("/api/intervals/%d/%d", ti, blocks/2*laneBlock+len(ivs)/2))
+	}
+	srv := NewFromIndex(x, Options{})
+	srv.BuildOnDemand(func() {})
+	srv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, nil, ModelOptions))
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	ranged := 0
+	b.ResetTimer()
+	for i := range b.N {
+		if i >= len(picks) {
+			b.Fatalf("%d intervals picked: ask fewer (-benchtime %dx)", len(picks), len(picks))
+		}
+		req := httptest.NewRequest("GET", picks[i], nil)
+		req.Host = "127.0.0.1"
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		switch w.Code {
+		case 200:
+			ranged++
+		case 503:
+		default:
+			b.Fatalf("%s: %d %s", picks[i], w.Code, w.Body.String())
+		}
+	}
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "CPU-s/op")
+	b.ReportMetric(float64(ranged)/float64(b.N), "ranged/op")
+	b.Logf("%d of %d from their ranges; left to the model: %v", ranged, b.N, srv.rd.left)
 }

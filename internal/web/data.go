@@ -21,6 +21,22 @@ type data struct {
 	m   *model.Model
 	all *model.View // the model unfiltered, for its groups
 
+	// origin is the time the API's times count from (rel, abs): the
+	// model's Start, or, of a range's model answering for the whole
+	// recording's index (rangedetail.go), the whole's.
+	origin format.Time
+	// whole: of such a range's model, the whole recording's threads, by
+	// which the API names them (threadIndex, threadName); nil otherwise.
+	whole *wholeThreads
+	// runWins, when set, gives a thread's windows of its runnable time
+	// for what its holders did (model.DoingInWith): of a range's model,
+	// the whole recording's (rangedetail.go).
+	runWins func(format.ThreadID) ([]model.RunWindow, error)
+	// reusedSeen: a thread named through whole has a hash of more than
+	// one thread there (wholeThreads.reused), which a range may rank
+	// otherwise.
+	reusedSeen bool
+
 	// lockClass is Model.ClassName per lock's object (a Java name, or the
 	// words for the JVM's lock of a class being initialised), with the
 	// class a java.lang.Class object is as orca report names it
@@ -99,7 +115,7 @@ func newReportFacts(r *report.Report) *reportFacts {
 func newData(rec *reader.Recording, res *model.Result) *data {
 	m := res.Model
 	d := &data{
-		rec: rec, res: res, m: m,
+		rec: rec, res: res, m: m, origin: m.Start,
 		lockClass: map[format.ObjectID]string{},
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
@@ -550,15 +566,26 @@ func (d *data) withIntervals(keep func(*model.Thread) bool, filtered bool, f fun
 
 // rel turns a model time into the API's: nanoseconds since the recording's
 // first event.
-func (d *data) rel(t format.Time) int64 { return int64(t - d.m.Start) }
+func (d *data) rel(t format.Time) int64 { return int64(t - d.origin) }
 
 // abs is rel's inverse.
-func (d *data) abs(ns int64) format.Time { return d.m.Start + format.Time(ns) }
+func (d *data) abs(ns int64) format.Time { return d.origin + format.Time(ns) }
 
 // threadIndex returns the index of id, or -1 when the recording never
 // saw that thread (an owner named by a contention only).
 func (d *data) threadIndex(id format.ThreadID) int {
+	if d.whole != nil {
+		d.noteReused(id)
+		return d.whole.index(id)
+	}
 	return d.m.IndexOf(id)
+}
+
+// noteReused notes a thread named through whole whose hash is reused.
+func (d *data) noteReused(id format.ThreadID) {
+	if d.whole.reused[format.Hex(id.Hash())] {
+		d.reusedSeen = true
+	}
 }
 
 // frameJSON is one resolved frame.
@@ -623,6 +650,10 @@ func (d *data) className(o format.ObjectID) string {
 
 // threadName returns the name of a thread id, or its hex id.
 func (d *data) threadName(id format.ThreadID) string {
+	if d.whole != nil {
+		d.noteReused(id)
+		return d.whole.name(id)
+	}
 	if i := d.m.IndexOf(id); i >= 0 {
 		return d.m.ThreadAt(i).Name
 	}

@@ -63,7 +63,12 @@ type Server struct {
 	// request the index cannot answer; failed is its error (Failed).
 	build     func()
 	buildOnce sync.Once
+	building  atomic.Bool // the build started (needModel)
 	failed    atomic.Pointer[string]
+	// ranges builds the model of a range for an interval's detail while
+	// the model is not ready (DetailsFromRanges); rd keeps those details.
+	ranges RangeBuilder
+	rd     rangeDetails
 }
 
 // site is what a Server answers from: one built model, indexed; or,
@@ -115,7 +120,10 @@ func (s *Server) Failed(err error) {
 // needModel starts the model's build when it has not started.
 func (s *Server) needModel() {
 	if s.build != nil {
-		s.buildOnce.Do(func() { go s.build() })
+		s.buildOnce.Do(func() {
+			s.building.Store(true)
+			go s.build()
+		})
 	}
 }
 
@@ -245,7 +253,25 @@ func (s *Server) routes() {
 	}
 	for pattern, h := range api {
 		jh := jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) })
+		ranged := pattern == "GET /api/intervals/{thread}/{i}"
+		chain := pattern == "GET /api/chain/{thread}/{i}"
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if st := s.cur.Load(); chain && st.d == nil && r.URL.Query().Get("lazy") == "1" && s.build != nil && !s.building.Load() && s.failed.Load() == nil {
+				// A wait chain follows every thread's state at an
+				// instant: the model's. Asked lazily (the side panel
+				// of an interval whose detail came from its range), it
+				// does not start the model's build: the page offers it.
+				writeError(w, &apiError{http.StatusConflict, "following the wait chain needs the whole recording read (the index keeps the timeline, not who waited for whom)"})
+				return
+			}
+			if st := s.cur.Load(); ranged && st.d == nil && s.ranges != nil && st.idx != nil && s.failed.Load() == nil {
+				// An interval's detail from its range while the model
+				// is not read (rangedetail.go); else as below.
+				if v, err := st.intervalFromRange(r); err != nil || v != nil {
+					jsonHandler(func(*http.Request) (any, error) { return v, err })(w, r)
+					return
+				}
+			}
 			if st := s.cur.Load(); st.d == nil || st.idx != nil && st.idx.answer(r) != nil {
 				// The index's answers, once the model is ready too: the
 				// same bytes (TestIndexAnswers), with no report made for

@@ -80,19 +80,31 @@ export class Panel {
   // the server's (/api/chain: analysis.ChainAt, what orca report --chains
   // follows), asked only now. Each thread of it is one click from its lane
   // at that instant.
+  //
+  // Asked lazily: an orca view reopened from its index, before it has
+  // read the recording, answers 409 rather than start reading it for the
+  // chain alone (the interval's detail came from its range): a button
+  // then asks it, which reads the recording.
   chainEl(d) {
     const at = this.app.state.selAt;
-    const params = at != null && at >= d.start && at < d.end ? { t: Math.round(at) } : null;
+    const params = at != null && at >= d.start && at < d.end ? { t: Math.round(at) } : {};
     const el = h('div', { class: 'chain', 'data-state': 'loading' }, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, 'following it…'));
     const key = `${d.thread}.${d.index}`;
-    getJSON(`/api/chain/${d.thread}/${d.index}`, params).then((c) => this.app.loadThreads(threadRefs(c)).then(() => c)).then((c) => {
+    const follow = (p) => getJSON(`/api/chain/${d.thread}/${d.index}`, p).then((c) => this.app.loadThreads(threadRefs(c)).then(() => c)).then((c) => {
       if (this.el.dataset.shown !== key) return;
       fill(el, ...this.chainParts(c));
       el.dataset.state = 'done';
     }, (e) => {
+      if (e.status === 409) {
+        fill(el, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, `${e.message}. `,
+          h('button', { class: 'read-chain', onclick: () => { fill(el, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, 'following it…')); el.dataset.state = 'loading'; follow(params); } }, 'Read the recording and follow it')));
+        el.dataset.state = 'lazy';
+        return;
+      }
       fill(el, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, `could not follow it: ${e.message}`));
       el.dataset.state = 'error';
     });
+    follow({ ...params, lazy: '1' });
     return el;
   }
 

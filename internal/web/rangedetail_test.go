@@ -1,0 +1,317 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// TestRangeDetail: at a reopen, an interval's detail is answered from
+// the model of the range its state spans (rangedetail.go), and is the
+// whole model's, field for field but its stack's number: for intervals of
+// every thread of compact recordings (synthetic ones, one with conditions
+// and lock orders, and Scenario.java's recording where Java runs), the
+// answer from the index and its ranges equals the answer of the server of
+// the whole model, and no model of the whole is built for them. The
+// intervals the range cannot answer exactly are asked of the model, as
+// before (a 503): an acquire's, a contention whose owner the range did not
+// see take the lock; counted.
+func TestRangeDetail(t *testing.T) {
+	defer func(v int) { rangeMost = v }(rangeMost)
+	rangeMost = 1 // any range, however much of these small recordings it reads
+	prefixes := []string{
+		synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix,
+		synthetic(t, "compact-cond", synth.Options{Seed: 7, Threads: 20, Monitors: 8, Semaphores: 3, Size: 2 << 20, Encoding: format.EncodingCompact, Conditions: true, LockOrder: true}).prefix,
+	}
+	if p := os.Getenv("ORCA_PREFIX"); p != "" {
+		// A recording of one's own as well, e.g. a server's:
+		// ORCA_PREFIX=/tmp/tomcat/rec go test -run RangeDetail ./internal/web
+		prefixes = append(prefixes, p)
+	}
+	if r, why := recordJava(t, "scenario", "testdata/java/scenarios/Scenario.java"); r != nil {
+		prefixes = append(prefixes, r.prefix)
+	} else {
+		t.Logf("Scenario.java's recording left out: %s", why)
+	}
+	for i, prefix := range prefixes {
+		// About 120 intervals of all threads, and the first and
+		// the last of every eighth thread.
+		ask := func(ti, k, n, step int) bool { return (k == 0 || k == n-1) && ti%8 == 0 || (ti+k)%step == 0 }
+		rangesAgree(t, prefix, nil, ask, 120, true)
+		if i == 0 {
+			// orca view --from --to: the view of a range, whose
+			// intervals' ranges are within it (a state restated at its
+			// start, the same in both).
+			rangesAgree(t, prefix, []int{2, 3}, ask, 120, true)
+		}
+	}
+}
+
+// rangesAgree compares, for the intervals of prefix's recording that ask
+// (of thread ti, k of its n; step: its intervals over asks), the
+// answers of the whole model's server and of its index's with ranges;
+// floor: at least half answered from their ranges.
+func rangesAgree(t *testing.T, prefix string, fifths []int, ask func(ti, k, n, step int) bool, asks int, floor bool) {
+	rec, res := viewerBuild(t, prefix)
+	var view *reader.Span
+	if fifths != nil {
+		// The view of [fifths[0], fifths[1]] fifths of the recording.
+		w := res.Model
+		sp, err := rec.Span(w.Start+(w.End-w.Start)*format.Time(fifths[0])/5, w.Start+(w.End-w.Start)*format.Time(fifths[1])/5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := ModelOptions(rec)
+		opt.Span, view = sp, sp
+		if res, err = model.Build(rec, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := res.Model
+	srv := New(rec, res, Options{})
+	root := filepath.Join(t.TempDir(), "cache", "orca", "view")
+	key := IndexKey("sig of "+prefix, fmt.Sprint(fifths))
+	if _, err := srv.WriteIndex(root, key); err != nil {
+		t.Fatalf("%s: %v", prefix, err)
+	}
+	isrv, _ := reopenedServer(t, root, key)
+	var builds atomic.Int32
+	isrv.BuildOnDemand(func() { builds.Add(1) })
+	isrv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, view, ModelOptions))
+	whole, fromIdx := httptest.NewServer(srv), httptest.NewServer(isrv)
+	t.Cleanup(whole.Close)
+	t.Cleanup(fromIdx.Close)
+	total := 0
+	for _, th := range m.AllThreads() {
+		total += m.IntervalCount(th)
+	}
+	step := max(total/asks, 1)
+	asked, ranged := 0, 0
+	kinds := map[string]int{}
+	for ti, th := range m.AllThreads() {
+		n := m.IntervalCount(th)
+		for k := 0; k < n; k++ {
+			if !ask(ti, k, n, step) {
+				continue
+			}
+			u := fmt.Sprintf("/api/intervals/%d/%d", ti, k)
+			want := getBody(t, whole.URL+u)
+			got := getBody(t, fromIdx.URL+u)
+			asked++
+			if strings.HasPrefix(got, "503 ") {
+				continue // asked of the model
+			}
+			ranged++
+			var w, g map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(want, "200 ")), &w); err != nil {
+				t.Fatalf("%s: %s from the model: %.200s", prefix, u, want)
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(got, "200 ")), &g); err != nil || !strings.HasPrefix(got, "200 ") {
+				t.Fatalf("%s: %s from its range: %.300s", prefix, u, got)
+			}
+			if g["stack"] != -1.0 {
+				t.Errorf("%s: %s from its range: stack %v, want -1 (not the whole model's number)", prefix, u, g["stack"])
+			}
+			delete(w, "stack")
+			delete(g, "stack")
+			wb, _ := json.Marshal(w)
+			gb, _ := json.Marshal(g)
+			if string(wb) != string(gb) {
+				var keys []string
+				for k, v := range w {
+					a, _ := json.Marshal(v)
+					b, _ := json.Marshal(g[k])
+					if string(a) != string(b) {
+						keys = append(keys, fmt.Sprintf("%s: %s | %s", k, a, b))
+					}
+				}
+				t.Errorf("%s: %s (%v acquire %v since %v start %v end %v) from its range differs (model | range):\n%.3000s", prefix, u, w["state"], w["acquire"], w["since"], w["start"], w["end"], strings.Join(keys, "\n"))
+			}
+			kinds[fmt.Sprint(w["state"])]++
+		}
+	}
+	if b := builds.Load(); b != 0 && ranged == asked {
+		t.Errorf("%s: details answered from their ranges started the model's build (%d)", prefix, b)
+	}
+	t.Logf("%s: %d of %d intervals' details from their ranges (%d ranges' models), by state %v; left to the model: %v", filepath.Base(prefix), ranged, asked, isrv.rd.built, kinds, isrv.rd.left)
+	if !floor || prefix == os.Getenv("ORCA_PREFIX") {
+		return // how many, said: not this test's to decide
+	}
+	// The synthetic recordings' acquires (a fifth to a third of
+	// their intervals) are the model's.
+	if ranged < asked/2 || ranged < 50 {
+		t.Errorf("%s: %d of %d intervals' details from their ranges: want half or more", prefix, ranged, asked)
+	}
+	if len(kinds) < 3 {
+		t.Errorf("%s: details of %d states compared (%v): a weak test", prefix, len(kinds), kinds)
+	}
+}
+
+// TestBrowserRangeDetail: at a reopen of a compact recording, a click on
+// a wait shows its detail (its stack) in the side panel from its range,
+// and offers its wait chain (the model's) without reading the recording:
+// no model of the whole is built; an acquire's detail, which its range
+// cannot say, still asks for the model, which the page notes while it
+// waits.
+func TestBrowserRangeDetail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	defer func(v int) { rangeMost = v }(rangeMost)
+	rangeMost = 1
+	prefix := synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix
+	rec, res := viewerBuild(t, prefix)
+	root := filepath.Join(t.TempDir(), "orca", "view")
+	key := IndexKey("range detail", "")
+	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := reopenedServer(t, root, key)
+	var builds atomic.Int32
+	srv.BuildOnDemand(func() { builds.Add(1) })
+	srv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, nil, ModelOptions))
+	whole := httptest.NewServer(New(rec, res, Options{}))
+	t.Cleanup(whole.Close)
+	// A wait with a stack, and an acquire, from the whole model.
+	m := res.Model
+	type pick struct{ ti, k int }
+	var wait, acq *pick
+	var waitFrame string
+	for ti, th := range m.AllThreads() {
+		ivs, err := m.ReadIntervals(th, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, iv := range ivs {
+			if wait == nil && iv.State == model.Waiting && iv.Stack != 0 && iv.Since == iv.Start && !iv.Open {
+				var d intervalJSON
+				getJSON(t, whole, fmt.Sprintf("/api/intervals/%d/%d", ti, k), &d)
+				if len(d.Frames) > 0 {
+					wait, waitFrame = &pick{ti, k}, d.Frames[0].Frame
+				}
+			}
+			if acq == nil && iv.State == model.Acquiring {
+				acq = &pick{ti, k}
+			}
+		}
+	}
+	if wait == nil || acq == nil {
+		t.Fatalf("no wait with a stack (%v) or no acquire (%v) in the recording", wait, acq)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	ctx := newBrowser(t, 1400, 900)
+	open(t, ctx, ts.URL+"/")
+	waitJS(t, ctx, "lanes drawn from the index", `window.orca && window.orca.timeline &&
+		[...window.orca.timeline.cache.values()].some((c) => c.lanes.size > 0)`)
+	eval[bool](t, ctx, fmt.Sprintf(`(orca.timeline.select(%d, %d), true)`, wait.ti, wait.k))
+	waitJS(t, ctx, "the wait's detail in the panel", fmt.Sprintf(`document.getElementById('panel').textContent.includes(%q)`, waitFrame))
+	// Its wait chain, the model's, asked lazily: offered, not read.
+	waitJS(t, ctx, "the wait chain offered", `document.querySelector('#panel .chain').dataset.state === 'lazy' && !!document.querySelector('#panel .chain button.read-chain')`)
+	if b := builds.Load(); b != 0 {
+		t.Fatalf("a wait's detail from its range, its chain offered, started the model's build (%d)", b)
+	}
+	screenshot(t, ctx, "range-detail.png")
+	eval[bool](t, ctx, fmt.Sprintf(`(orca.timeline.select(%d, %d), true)`, acq.ti, acq.k))
+	waitJS(t, ctx, "a note that the recording is read", `[...document.querySelectorAll('.toast.note')].some((e) => e.textContent.includes('still reading the recording'))`)
+	if b := builds.Load(); b != 1 {
+		t.Fatalf("an acquire's detail: the model's build started %d times, want once", b)
+	}
+	if eval[bool](t, ctx, `!!document.querySelector('.toast.error')`) {
+		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.querySelector('.toast.error').textContent`))
+	}
+}
+
+// TestRangeDetailCases: the model's and the report's hand-written cases,
+// each the recording of one behaviour (a permit before its park, a join
+// of an ended thread, a convoy's hand-offs, a deadlock, an owner left
+// locked…), written compact in chunks of a few events, so that a range
+// reads a part: every interval's detail from its range, when given, is
+// the whole model's.
+func TestRangeDetailCases(t *testing.T) {
+	defer func(v int) { rangeMost = v }(rangeMost)
+	rangeMost = 1
+	cases, _ := filepath.Glob("../model/testdata/cases/*.txtar")
+	reports, _ := filepath.Glob("../report/testdata/*.txtar")
+	cases = append(cases, reports...)
+	if len(cases) < 60 {
+		t.Fatalf("%d cases found", len(cases))
+	}
+	// And an object whose class is given long after its contention, in
+	// a chunk its range does not read: left to the model, whose answer
+	// names the class.
+	late := filepath.Join(t.TempDir(), "late-class.txtar")
+	if err := os.WriteFile(late, []byte(lateClass()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, late)
+	for _, c := range cases {
+		prefix := testrec.Files(t, c)
+		compactFile(t, prefix, 300)
+		rangesAgree(t, prefix, nil, func(ti, k, n, step int) bool { return true }, 1, false)
+	}
+}
+
+// lateClass is a recording whose monitor's class is given long after its
+// contention: 300 sleeps of another thread between.
+func lateClass() string {
+	var b strings.Builder
+	b.WriteString("-- orca --\n0.0000000000,ThreadStarted,00000001,main\n0.0000000000,ThreadStarted,0000000A,worker\n" +
+		"1.0000000000,MonitorContendedEnter,00000001,0000CAFE,0000000A,1;00000001;00000005\n" +
+		"1.5000000000,MonitorContendedEntered,00000001,0000CAFE,1;00000001;00000005\n")
+	for i := range 300 {
+		at := 2 + float64(i)*0.02
+		fmt.Fprintf(&b, "%.10f,ThreadSleep,0000000A,1;00000001;00000005\n%.10f,ThreadSlept,0000000A,1;00000001;00000005\n", at, at+0.01)
+	}
+	b.WriteString("9.0000000000,ObjectClass,0000000A,0000CAFE,Ljava/lang/String;\n" +
+		"9.5000000000,ThreadEnded,0000000A\n10.0000000000,ThreadEnded,00000001\n")
+	return b.String()
+}
+
+// compactFile writes PREFIX.orca again in the compact encoding, a chunk
+// every chunk bytes (of the small chunks the writer makes of a large
+// state too).
+func compactFile(t *testing.T, prefix string, chunk int) {
+	t.Helper()
+	text, err := os.ReadFile(prefix + ".orca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk, SmallChunks: true})
+	evs := reader.NewEvents(bytes.NewReader(text), "seed.orca")
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			continue // a case's malformed line: both servers read the compact file
+		}
+		fe := format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object, Target: ev.Target, Owner: ev.Owner,
+			Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode,
+			Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready, Depth: ev.Depth, Lock: ev.Lock()}
+		if err := w.Event(&fe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prefix+".orca", b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

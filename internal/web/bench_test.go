@@ -232,7 +232,7 @@ func benchIndex(b *testing.B) *Index {
 // ranges (rangedetail.go), as a hover or a click on the timeline asks
 // them: the index $ORCA_BENCH_INDEX of the recording $ORCA_BENCH_PREFIX
 // (its orca view's, which wrote it), no model; one interval an op, each
-// another (none from the answers kept): the middle one of a thread's
+// another (none from the answers kept): eight places in each thread's
 // lane, threads spread over the recording's. Reported: the CPU time an
 // op (both cores'), and how many were answered from their ranges (the
 // others are left to the model's build: why, in the log).
@@ -245,22 +245,31 @@ func BenchmarkRangeDetail(b *testing.B) {
 		b.Skip("ORCA_BENCH_PREFIX: no recording named")
 	}
 	x := benchIndex(b)
-	var picks []string
-	for i := 0; i < x.dir.Threads && len(picks) < 4096; i++ {
+	// Eight places in each thread's lane (or as many as its blocks),
+	// taken each thread's first, then each one's second, ….
+	var places [8][]string
+	for i := 0; i < x.dir.Threads && i < 4096; i++ {
 		ti := (i * 7919) % x.dir.Threads
 		rec, src, err := x.laneOf(ti)
 		if err != nil {
 			b.Fatal(err)
 		}
 		blocks := int(binary.LittleEndian.Uint32(rec[24+8:]))
-		if blocks == 0 {
-			continue
+		for j := range min(blocks, 8) {
+			bl := j
+			if blocks >= 8 {
+				bl = blocks * (2*j + 1) / 16
+			}
+			ivs, err := x.laneBlocks(rec, src, bl, bl+1)
+			if err != nil || len(ivs) == 0 {
+				b.Fatal(err)
+			}
+			places[j] = append(places[j], fmt.Sprintf("/api/intervals/%d/%d", ti, bl*laneBlock+len(ivs)/2))
 		}
-		ivs, err := x.laneBlocks(rec, src, blocks/2, blocks/2+1)
-		if err != nil || len(ivs) == 0 {
-			b.Fatal(err)
-		}
-		picks = append(picks, fmt.Sprintf("/api/intervals/%d/%d", ti, blocks/2*laneBlock+len(ivs)/2))
+	}
+	var picks []string
+	for _, p := range places {
+		picks = append(picks, p...)
 	}
 	srv := NewFromIndex(x, Options{})
 	srv.BuildOnDemand(func() {})

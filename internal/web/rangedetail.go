@@ -27,9 +27,9 @@ import (
 // range's model's, read from the range's chunks alone. The answer is
 // the whole model's, field for field, but for its stack's number (-1:
 // the whole model numbers stacks in the order of the whole fold; its
-// frames are given) — TestRangeDetail compares them for every interval
-// of recordings of each kind. Where the range cannot say what the whole
-// says (below, rangeExact) the model is built as before.
+// frames are given) — TestRangeDetail and TestRangeDetailCases compare
+// them on recordings of each kind. Where the range could say otherwise
+// than the whole (rangeInterval's rules) the model is built as before.
 
 // RangeModel is a model of a time range of the recording a Server views,
 // made for an interval's detail (Server.DetailsFromRanges).
@@ -44,9 +44,9 @@ type RangeModel struct {
 	// the viewed model was itself restated at the same time (AtStart).
 	From    format.Time
 	AtStart bool
-	// FromFirst: the range begins at the recording's first event (or the
-	// viewed range's start): nothing before it to miss. ToLast: it ends
-	// at the recording's last event: no fact of an object comes after.
+	// FromFirst: the range begins at the recording's first event: nothing
+	// before it to miss. ToLast: it ends at the recording's last event:
+	// no fact of an object comes after.
 	FromFirst, ToLast bool
 }
 
@@ -54,7 +54,7 @@ type RangeModel struct {
 // model's start; to past its end: to its end), or says why not: a
 // recording read whole for any range (the seed's text), or a range whose
 // chunks are most of the recording (then the whole model is the better
-// buy), errRangeLarge.
+// buy), ErrRangeLarge. It is called one range at a time.
 type RangeBuilder func(from, to int64) (*RangeModel, error)
 
 // NewRangeBuilder is the RangeBuilder of a viewer of the recording open
@@ -188,13 +188,20 @@ const rangeBack = 64
 // caller then asks for the model, as before).
 func (s *site) intervalFromRange(r *http.Request) (*intervalJSON, error) {
 	x := s.idx
-	ti, err := strconv.Atoi(r.PathValue("thread"))
-	if err != nil || ti < 0 || ti >= x.dir.Threads {
-		return nil, nil // the model's handler says what is wrong
+	// A wrong request is said as the model's handlers say it
+	// (threadParam, intervalParam), without reading the recording.
+	v := r.PathValue("thread")
+	ti, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, badRequest("thread %q: want a thread index (0 to %d)", v, x.dir.Threads-1)
 	}
-	k, err := strconv.Atoi(r.PathValue("i"))
-	if err != nil || k < 0 {
-		return nil, nil
+	if ti < 0 || ti >= x.dir.Threads {
+		return nil, notFound("no thread %d: the recording has %d threads", ti, x.dir.Threads)
+	}
+	v = r.PathValue("i")
+	k, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, badRequest("interval %q: want an index", v)
 	}
 	key := r.URL.Path
 	if v, ok := s.srv.rd.get(key); ok {
@@ -208,6 +215,9 @@ func (s *site) intervalFromRange(r *http.Request) (*intervalJSON, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
 	}
+	if n := int(binary.LittleEndian.Uint32(rec[24+12:])); k < 0 || k >= n {
+		return nil, notFound("thread %d (%s) has no interval %d: it has %d", ti, tb.name[ti], k, n)
+	}
 	// The interval, and where its state began: its first segment, the
 	// first of the intervals of its state that follow each other with
 	// no gap (a later segment of a state is one: its owner changed, or
@@ -217,10 +227,10 @@ func (s *site) intervalFromRange(r *http.Request) (*intervalJSON, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
 	}
-	if k-b*laneBlock >= len(ivs) {
-		return nil, nil // no such interval: the model's handler says so
-	}
 	j := k - b*laneBlock
+	if j >= len(ivs) {
+		return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, errDamaged)
+	}
 	iv := ivs[j]
 	since := iv.Start
 	for back := 0; ; {
@@ -294,8 +304,8 @@ func (s *site) rangeDetail(since format.Time, ti, k int, iv model.Interval, tb *
 
 // rangeInterval is the detail of interval k of thread ti (iv: its times,
 // ns since the viewed model's start, and shown state, from the lane),
-// from the range's model rm; false when rm does not hold it as the whole
-// model does (rangeExact).
+// from the range's model rm; or why not, when rm could hold it otherwise
+// than the whole model does (the rules below).
 func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv model.Interval) (*intervalJSON, string) {
 	d := newData(rm.Rec, rm.Res)
 	d.origin = rm.Origin

@@ -315,3 +315,33 @@ func compactFile(t *testing.T, prefix string, chunk int) {
 		t.Fatal(err)
 	}
 }
+
+// TestRangeDetailWrong: at a reopen, a wrong interval's request is said as
+// the model says it, and reads nothing: no build started.
+func TestRangeDetailWrong(t *testing.T) {
+	prefix := synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix
+	rec, res := viewerBuild(t, prefix)
+	root := filepath.Join(t.TempDir(), "orca", "view")
+	key := IndexKey("wrong", "")
+	srv := New(rec, res, Options{})
+	if _, err := srv.WriteIndex(root, key); err != nil {
+		t.Fatal(err)
+	}
+	isrv, _ := reopenedServer(t, root, key)
+	var builds atomic.Int32
+	isrv.BuildOnDemand(func() { builds.Add(1) })
+	isrv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, nil, ModelOptions))
+	whole, fromIdx := httptest.NewServer(srv), httptest.NewServer(isrv)
+	t.Cleanup(whole.Close)
+	t.Cleanup(fromIdx.Close)
+	n := res.Model.IntervalCount(res.Model.ThreadAt(3))
+	for _, u := range []string{"/api/intervals/x/0", "/api/intervals/99999/0", "/api/intervals/3/y", "/api/intervals/3/-1", fmt.Sprintf("/api/intervals/3/%d", n)} {
+		want, got := getBody(t, whole.URL+u), getBody(t, fromIdx.URL+u)
+		if got != want || strings.HasPrefix(got, "200") {
+			t.Errorf("%s: %q from the index, %q from the model", u, got, want)
+		}
+	}
+	if b := builds.Load(); b != 0 {
+		t.Errorf("wrong requests started the model's build (%d)", b)
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
@@ -46,9 +47,7 @@ func TestBrowserIndex(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	ctx := newBrowser(t, 1400, 900)
-	open(t, ctx, ts.URL+"/")
-	waitJS(t, ctx, "lanes drawn from the index", `window.orca && window.orca.timeline &&
-		[...window.orca.timeline.cache.values()].some((c) => c.lanes.size > 0)`)
+	openIndexPage(t, ctx, ts.URL+"/")
 	if eval[bool](t, ctx, `!!document.querySelector('.fatal') || !!document.querySelector('.toast.error')`) {
 		t.Fatalf("the page shows an error: %s", eval[string](t, ctx, `document.body.textContent.slice(0, 300)`))
 	}
@@ -119,4 +118,13 @@ func TestBrowserIndex(t *testing.T) {
 	if eval[bool](t, ctx, `!!document.querySelector('.toast.error')`) {
 		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.querySelector('.toast.error').textContent`))
 	}
+}
+
+// openIndexPage opens the page at url and waits for its first lanes (of
+// a server reopened from its index).
+func openIndexPage(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	open(t, ctx, url)
+	waitJS(t, ctx, "lanes drawn from the index", `window.orca && window.orca.timeline &&
+		[...window.orca.timeline.cache.values()].some((c) => c.lanes.size > 0)`)
 }

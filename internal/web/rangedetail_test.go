@@ -81,19 +81,7 @@ func rangesAgree(t *testing.T, prefix string, fifths []int, ask func(ti, k, n, s
 		}
 	}
 	m := res.Model
-	srv := New(rec, res, Options{})
-	root := filepath.Join(t.TempDir(), "cache", "orca", "view")
-	key := IndexKey("sig of "+prefix, fmt.Sprint(fifths))
-	if _, err := srv.WriteIndex(root, key); err != nil {
-		t.Fatalf("%s: %v", prefix, err)
-	}
-	isrv, _ := reopenedServer(t, root, key)
-	var builds atomic.Int32
-	isrv.BuildOnDemand(func() { builds.Add(1) })
-	isrv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, view, ModelOptions))
-	whole, fromIdx := httptest.NewServer(srv), httptest.NewServer(isrv)
-	t.Cleanup(whole.Close)
-	t.Cleanup(fromIdx.Close)
+	whole, fromIdx, isrv, builds := rangeServers(t, prefix, rec, res, view)
 	total := 0
 	for _, th := range m.AllThreads() {
 		total += m.IntervalCount(th)
@@ -160,6 +148,28 @@ func rangesAgree(t *testing.T, prefix string, fifths []int, ask func(ti, k, n, s
 	}
 }
 
+// rangeServers writes the index of res (prefix's model, of the range view
+// when not nil) and serves it twice: whole, from the model; fromIdx,
+// reopened from the index with its ranges (builds counts the model's
+// builds it starts).
+func rangeServers(t *testing.T, prefix string, rec *reader.Recording, res *model.Result, view *reader.Span) (whole, fromIdx *httptest.Server, isrv *Server, builds *atomic.Int32) {
+	t.Helper()
+	srv := New(rec, res, Options{})
+	root := filepath.Join(t.TempDir(), "cache", "orca", "view")
+	key := IndexKey("sig of "+prefix, fmt.Sprint(view != nil))
+	if _, err := srv.WriteIndex(root, key); err != nil {
+		t.Fatalf("%s: %v", prefix, err)
+	}
+	isrv, _ = reopenedServer(t, root, key)
+	builds = new(atomic.Int32)
+	isrv.BuildOnDemand(func() { builds.Add(1) })
+	isrv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, view, ModelOptions))
+	whole, fromIdx = httptest.NewServer(srv), httptest.NewServer(isrv)
+	t.Cleanup(whole.Close)
+	t.Cleanup(fromIdx.Close)
+	return whole, fromIdx, isrv, builds
+}
+
 // TestBrowserRangeDetail: at a reopen of a compact recording, a click on
 // a wait shows its detail (its stack) in the side panel from its range,
 // and offers its wait chain (the model's) without reading the recording:
@@ -174,17 +184,7 @@ func TestBrowserRangeDetail(t *testing.T) {
 	rangeMost = 1
 	prefix := synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix
 	rec, res := viewerBuild(t, prefix)
-	root := filepath.Join(t.TempDir(), "orca", "view")
-	key := IndexKey("range detail", "")
-	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
-		t.Fatal(err)
-	}
-	srv, _ := reopenedServer(t, root, key)
-	var builds atomic.Int32
-	srv.BuildOnDemand(func() { builds.Add(1) })
-	srv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, nil, ModelOptions))
-	whole := httptest.NewServer(New(rec, res, Options{}))
-	t.Cleanup(whole.Close)
+	whole, ts, _, builds := rangeServers(t, prefix, rec, res, nil)
 	// A wait with a stack, and an acquire, from the whole model.
 	m := res.Model
 	type pick struct{ ti, k int }
@@ -211,12 +211,8 @@ func TestBrowserRangeDetail(t *testing.T) {
 	if wait == nil || acq == nil {
 		t.Fatalf("no wait with a stack (%v) or no acquire (%v) in the recording", wait, acq)
 	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
 	ctx := newBrowser(t, 1400, 900)
-	open(t, ctx, ts.URL+"/")
-	waitJS(t, ctx, "lanes drawn from the index", `window.orca && window.orca.timeline &&
-		[...window.orca.timeline.cache.values()].some((c) => c.lanes.size > 0)`)
+	openIndexPage(t, ctx, ts.URL+"/")
 	eval[bool](t, ctx, fmt.Sprintf(`(orca.timeline.select(%d, %d), true)`, wait.ti, wait.k))
 	waitJS(t, ctx, "the wait's detail in the panel", fmt.Sprintf(`document.getElementById('panel').textContent.includes(%q)`, waitFrame))
 	// Its wait chain, the model's, asked lazily: offered, not read.
@@ -321,19 +317,7 @@ func compactFile(t *testing.T, prefix string, chunk int) {
 func TestRangeDetailWrong(t *testing.T) {
 	prefix := synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix
 	rec, res := viewerBuild(t, prefix)
-	root := filepath.Join(t.TempDir(), "orca", "view")
-	key := IndexKey("wrong", "")
-	srv := New(rec, res, Options{})
-	if _, err := srv.WriteIndex(root, key); err != nil {
-		t.Fatal(err)
-	}
-	isrv, _ := reopenedServer(t, root, key)
-	var builds atomic.Int32
-	isrv.BuildOnDemand(func() { builds.Add(1) })
-	isrv.DetailsFromRanges(NewRangeBuilder(func() (*reader.Recording, error) { return reader.Open(prefix) }, nil, ModelOptions))
-	whole, fromIdx := httptest.NewServer(srv), httptest.NewServer(isrv)
-	t.Cleanup(whole.Close)
-	t.Cleanup(fromIdx.Close)
+	whole, fromIdx, _, builds := rangeServers(t, prefix, rec, res, nil)
 	n := res.Model.IntervalCount(res.Model.ThreadAt(3))
 	for _, u := range []string{"/api/intervals/x/0", "/api/intervals/99999/0", "/api/intervals/3/y", "/api/intervals/3/-1", fmt.Sprintf("/api/intervals/3/%d", n)} {
 		want, got := getBody(t, whole.URL+u), getBody(t, fromIdx.URL+u)

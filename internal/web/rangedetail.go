@@ -46,7 +46,7 @@ type RangeModel struct {
 	AtStart bool
 	// FromFirst: the range begins at the recording's first event: nothing
 	// before it to miss. ToLast: it ends at the recording's last event:
-	// no fact of an object comes after.
+	// no fact of an object comes after. Both: it knows every class.
 	FromFirst, ToLast bool
 }
 
@@ -367,7 +367,11 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 		return nil, "the index's windows"
 	case d.reusedSeen:
 		return nil, "thread hash reused"
-	case !rm.ToLast && !classesKnown(&out):
+	case !(rm.FromFirst && rm.ToLast) && !classesKnown(&out):
+		// A class given after the chunks the range read, or before
+		// them and not restated in its first chunk (a chunk restates
+		// the classes of the objects live at its start: ActiveMQ's
+		// monitor contended in the last second of a minute).
 		return nil, "class unknown"
 	case rm.FromFirst:
 		// Read from the recording's first event: the rules below are
@@ -391,8 +395,7 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 }
 
 // classesKnown says whether the classes a detail names are known: its
-// object's and those of the locks its holders were blocked on (a class
-// given after the chunks the range read is not).
+// object's and those of the locks its holders were blocked on.
 func classesKnown(out *intervalJSON) bool {
 	if out.Object != "" && out.ObjectClass == "" {
 		return false

@@ -849,45 +849,56 @@ func TestWallStarved(t *testing.T) {
 
 // TestSamplesWallLate: a thread the wall sampler's look found off a CPU in no recorded state, in
 // a park by the time its signal came, is not sampled there (docs/agent.md, "The sample path"):
-// WallLate's hopper blocks in a pipe's read, then parks 30 ms, in turn, and the sampler waits
-// 25 ms between its look and its signals (ORCA_TEST_WALL_SIGNAL_MS, as a sampler preempted
-// there: a CI run at load had a pool worker's wall sample 570 µs into its park). On each JDK:
-// no wall sample of hopper inside one of its parks, and .info sample_wall_late counts the
-// signals that found it there (before: no such count, and the samples inside the parks).
+// WallLate's four hoppers each block ~70 ms in a pipe's read, then park 60 ms, in turn, and the
+// sampler waits 40 ms between its look and its signals (ORCA_TEST_WALL_SIGNAL_MS, as a sampler
+// preempted there: a CI run at load had a pool worker's wall sample 570 µs into its park). On
+// each JDK: no wall sample of a hopper inside one of its parks, and .info sample_wall_late counts
+// the signals that found one there (before: no such count, and the samples inside the parks).
 func TestSamplesWallLate(t *testing.T) {
-	t.Setenv("ORCA_TEST_WALL_SIGNAL_MS", "25")
+	t.Setenv("ORCA_TEST_WALL_SIGNAL_MS", "40")
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		// The sampler looks at hopper a few times a run (it sleeps over the ticks while hopper
-		// parks): a run whose signals all found it in its read is tried again, twice at most.
+		// A look in a read's last 40 ms is late: about half of the reads the sampler looks at
+		// (a CI run of the earlier scenario, one hopper in 10 ms reads of 40 ms, had none in
+		// three runs). A run with none is tried again, twice at most, and says what the
+		// sampler did.
 		for try := 1; ; try++ {
-			e, prefix := recordExpect(t, j, "WallLate", "3000")
+			e, prefix := recordExpect(t, j, "WallLate", "3000", "4")
 			r := load(t, prefix)
-			hopper := format.ThreadID(e.hash(t, "hopper"))
-			var parkedFrom format.Time
-			parked, inPark, outside := false, 0, 0
+			hoppers := map[format.ThreadID]bool{}
+			for _, h := range e.hashes(t, "hoppers") {
+				hoppers[format.ThreadID(h)] = true
+			}
+			parkedFrom := map[format.ThreadID]format.Time{}
+			inPark, outside := 0, 0
 			for _, ev := range r.events {
-				if ev.Thread != hopper {
+				if !hoppers[ev.Thread] {
 					continue
 				}
+				from, parked := parkedFrom[ev.Thread]
 				switch {
 				case ev.Kind == format.ThreadPark:
-					parked, parkedFrom = true, ev.Time
+					parkedFrom[ev.Thread] = ev.Time
 				case ev.Kind == format.ThreadUnparked:
-					parked = false
+					delete(parkedFrom, ev.Thread)
 				case ev.Kind == format.Sample && ev.Sampled == format.SampleWall && parked:
 					inPark++
-					t.Errorf("a wall sample of hopper at %v, in its park since %v: want none (a park is a recorded state)", ev.Time, parkedFrom)
+					t.Errorf("a wall sample of hopper %08X at %v, in its park since %v: want none (a park is a recorded state)", uint32(ev.Thread), ev.Time, from)
 				case ev.Kind == format.Sample && ev.Sampled == format.SampleWall:
 					outside++
 				}
 			}
 			late, err := strconv.Atoi(r.info[format.InfoSampleWallLate])
-			t.Logf("run %d: .info %s=%s; hopper's wall samples: %d outside its parks, %d inside", try, format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], outside, inPark)
+			t.Logf("run %d: .info %s=%s; the hoppers' wall samples: %d outside their parks, %d inside; %s", try, format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], outside, inPark, e.line)
 			if err == nil && late >= 1 {
 				return
 			}
+			var did []string
+			for _, k := range []string{format.InfoSampleWallTicks, format.InfoSampleWallWakeups, format.InfoSampleWallQuietWakeups, format.InfoSampleWallRuns, format.InfoSampleWallStatesRead, format.InfoSampleWallRepeated, format.InfoSampleWall} {
+				did = append(did, k+"="+r.info[k])
+			}
+			t.Logf("run %d: the sampler: %s", try, strings.Join(did, " "))
 			if try == 3 {
-				t.Errorf(".info %s=%q in %d runs: want at least 1 (signals that found hopper parked)", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], try)
+				t.Errorf(".info %s=%q in %d runs: want at least 1 (signals that found a hopper parked)", format.InfoSampleWallLate, r.info[format.InfoSampleWallLate], try)
 				return
 			}
 		}

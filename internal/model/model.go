@@ -819,6 +819,15 @@ func (m *Model) BlameSpansIn(h *HandOffs, th format.ThreadID, iv *Interval) iter
 	}
 }
 
+// HandOffIn says whether the java.util.concurrent lock obj was handed off
+// (Model.handOffs) at a time after from and before end.
+func (m *Model) HandOffIn(obj format.ObjectID, from, end format.Time) bool {
+	var w handOffWindow
+	hs := m.handOffsOver(obj, from, end, &w)
+	i := handOffAfter(hs, from)
+	return i < len(hs) && hs[i].At < end
+}
+
 // parkSpans is ParkSpans of a park of th from from to end whose owner when
 // it parked is owner, on a lock whose hand-offs are hs.
 func parkSpans(th format.ThreadID, from, end format.Time, owner format.ThreadID, hs []OwnerChange, yield func(OwnerSpan) bool) bool {

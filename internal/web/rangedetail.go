@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,28 +233,13 @@ func (s *site) intervalFromRange(r *http.Request) (*intervalJSON, error) {
 		return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, errDamaged)
 	}
 	iv := ivs[j]
-	since := iv.Start
-	for back := 0; ; {
-		for j > 0 && ivs[j-1].End == ivs[j].Start && ivs[j-1].State == ivs[j].State {
-			j--
-		}
-		since = ivs[j].Start
-		if j > 0 || b == 0 {
-			break
-		}
-		if back++; back > rangeBack {
-			s.srv.rd.note("large")
-			return nil, nil
-		}
-		b--
-		prev, err := x.laneBlocks(rec, src, b, b+1)
-		if err != nil {
-			return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
-		}
-		if p := prev[len(prev)-1]; p.End != ivs[j].Start || p.State != ivs[j].State {
-			break
-		}
-		ivs, j = append(prev, ivs[j:]...), len(prev)
+	since, ok, err := x.stateSince(rec, src, b, ivs, j)
+	if err != nil {
+		return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
+	}
+	if !ok {
+		s.srv.rd.note("large")
+		return nil, nil
 	}
 	s.srv.rd.build.Lock()
 	defer s.srv.rd.build.Unlock()
@@ -266,6 +252,63 @@ func (s *site) intervalFromRange(r *http.Request) (*intervalJSON, error) {
 	}
 	s.srv.rd.put(key, out)
 	return out, nil
+}
+
+// stateSince is when the state of interval j of ivs (the lane's
+// intervals of its block b on) began: the start of its first segment,
+// read back over the lane's blocks (rec, src: laneOf); ok is false past
+// rangeBack blocks.
+func (x *Index) stateSince(rec []byte, src *laneSrc, b int, ivs []model.Interval, j int) (since format.Time, ok bool, err error) {
+	for back := 0; ; {
+		for j > 0 && ivs[j-1].End == ivs[j].Start && ivs[j-1].State == ivs[j].State {
+			j--
+		}
+		since = ivs[j].Start
+		if j > 0 || b == 0 {
+			return since, true, nil
+		}
+		if back++; back > rangeBack {
+			return 0, false, nil
+		}
+		b--
+		prev, err := x.laneBlocks(rec, src, b, b+1)
+		if err != nil {
+			return 0, false, err
+		}
+		if p := prev[len(prev)-1]; p.End != ivs[j].Start || p.State != ivs[j].State {
+			return since, true, nil
+		}
+		ivs, j = append(prev, ivs[j:]...), len(prev)
+	}
+}
+
+// stateSinceAt is when the state thread ti (the whole recording's) was
+// in at t began (stateSince), from its lane; ok is false when its lane
+// has no interval at t or its state began more than rangeBack blocks
+// before.
+func (x *Index) stateSinceAt(ti int, t format.Time) (since format.Time, ok bool, err error) {
+	rec, src, err := x.laneOf(ti)
+	if err != nil {
+		return 0, false, err
+	}
+	lt, err := x.laneTable(rec, src)
+	if err != nil || lt.blocks == 0 {
+		return 0, false, err
+	}
+	// The last block whose first interval starts at t or before.
+	b := sort.Search(lt.blocks, func(i int) bool { return format.Time(lt.ent(i, 0)) > t }) - 1
+	if b < 0 {
+		return 0, false, nil
+	}
+	ivs, err := x.laneBlocks(rec, src, b, b+1)
+	if err != nil {
+		return 0, false, err
+	}
+	j := sort.Search(len(ivs), func(i int) bool { return ivs[i].Start > t }) - 1
+	if j < 0 || ivs[j].End < t {
+		return 0, false, nil
+	}
+	return x.stateSince(rec, src, b, ivs, j)
 }
 
 // rangeDetail builds the model of the range of interval k of thread ti
@@ -288,30 +331,70 @@ func (s *site) rangeDetail(since format.Time, ti, k int, iv model.Interval, tb *
 	// (which places its running time), or a line of another thread, may
 	// be written in a chunk that begins after the end (docs/format.md,
 	// "Order").
-	rm, err := s.srv.ranges(int64(since)-1, int64(iv.End)+rangeLate)
-	if err == ErrRangeLarge {
-		return nil, "large"
-	}
-	if err != nil {
-		return nil, "error"
-	}
-	s.srv.rd.mu.Lock()
-	s.srv.rd.built++
-	s.srv.rd.mu.Unlock()
 	s.srv.rd.wholeOnce.Do(func() { s.srv.rd.whole = newWholeThreads(tb) })
-	return rangeInterval(s.idx, rm, s.srv.rd.whole, ti, k, iv)
+	whole := s.srv.rd.whole
+	from := int64(since) - 1
+	for round := 0; ; round++ {
+		rm, err := s.srv.ranges(from, int64(iv.End)+rangeLate)
+		if err == ErrRangeLarge {
+			return nil, "large"
+		}
+		if err != nil {
+			return nil, "error"
+		}
+		s.srv.rd.mu.Lock()
+		s.srv.rd.built++
+		s.srv.rd.mu.Unlock()
+		out, why, waiters := rangeInterval(s.idx, rm, whole, ti, k, iv)
+		if waiters == nil || round == rangeWiden {
+			if waiters != nil {
+				why += ", every range"
+			}
+			return out, why
+		}
+		// Other threads were blocked on the lock (or on a lock its
+		// holders were blocked on) at the range's start: the range
+		// begins again where the first of them blocked, so that the
+		// lock's waiters and owners from then on are the range's
+		// events (ActiveMQ's j.u.c. locks: an acquire's detail is half
+		// of those asked).
+		earlier := from
+		for _, id := range waiters {
+			wi := whole.index(id)
+			if wi < 0 {
+				return nil, why + ", a thread not in the index"
+			}
+			at, ok, err := s.idx.stateSinceAt(wi, format.Time(from+1))
+			if err != nil || !ok {
+				return nil, why + ", its lane"
+			}
+			earlier = min(earlier, int64(at)-1)
+		}
+		if earlier >= from {
+			return nil, why + ", not earlier"
+		}
+		from = earlier
+	}
 }
+
+// rangeWiden bounds the times rangeDetail begins a range again earlier,
+// where another thread blocked on the lock.
+const rangeWiden = 8
 
 // rangeInterval is the detail of interval k of thread ti (iv: its times,
 // ns since the viewed model's start, and shown state, from the lane),
 // from the range's model rm; or why not, when rm could hold it otherwise
 // than the whole model does (the rules below).
-func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv model.Interval) (*intervalJSON, string) {
+//
+// waiters: when the answer is left to the model because other threads
+// were blocked at the range's start on the interval's lock or on a lock
+// its holders were blocked on (restatedOn), those threads.
+func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv model.Interval) (_ *intervalJSON, why string, waiters []format.ThreadID) {
 	d := newData(rm.Rec, rm.Res)
 	d.origin = rm.Origin
 	d.whole = whole
 	if h, _, _ := strings.Cut(whole.tb.id[ti], "#"); whole.reused[h] {
-		return nil, "thread hash reused"
+		return nil, "thread hash reused", nil
 	}
 	rti := -1
 	for i, t := range d.m.AllThreads() {
@@ -321,20 +404,14 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 		}
 	}
 	if rti < 0 {
-		return nil, "not found"
+		return nil, "not found", nil
 	}
 	riv, rk := d.intervalAt(rti, d.abs(int64(iv.Start)))
 	if rk < 0 || d.rel(riv.Start) != int64(iv.Start) || d.rel(riv.End) != int64(iv.End) || riv.Shown() != iv.State || riv.Open != iv.Open {
-		return nil, "not found"
+		return nil, "not found", nil
 	}
 	if !rangeExact(rm, &riv) {
-		return nil, "restated"
-	}
-	if riv.State == model.Acquiring || riv.Acquire {
-		// Of an acquire (a semaphore's, a j.u.c. lock's), who released
-		// it to whom follows from the lock's releases and owners before
-		// (TestRangeDetail found the releaser named otherwise).
-		return nil, "acquire"
+		return nil, "restated", nil
 	}
 	// A holder's runnable time is split by the windows between its
 	// ThreadCPU lines; one that began before the range is not the
@@ -364,34 +441,53 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 	out, err := st.intervalOf(rti, d.m.ThreadAt(rti), rk)
 	switch {
 	case err != nil:
-		return nil, "the index's windows"
+		return nil, "the index's windows", nil
 	case d.reusedSeen:
-		return nil, "thread hash reused"
+		return nil, "thread hash reused", nil
 	case !(rm.FromFirst && rm.ToLast) && !classesKnown(&out):
 		// A class given after the chunks the range read, or before
 		// them and not restated in its first chunk (a chunk restates
 		// the classes of the objects live at its start: ActiveMQ's
 		// monitor contended in the last second of a minute).
-		return nil, "class unknown"
+		return nil, "class unknown", nil
+	case !(rm.FromFirst && rm.ToLast) && !holdersClassed(d, &out):
+		// A holder parked or blocked, in its spans, on an object whose
+		// class the range did not see: a park is an acquire by its
+		// object's class (ActiveMQ: a holder's park on a read-write
+		// lock, restated at the range's start without its class, which
+		// the agent no longer remembered, was a park, not an acquire).
+		return nil, "class unknown", nil
 	case rm.FromFirst:
 		// Read from the recording's first event: the rules below are
 		// of what happened before the range.
+	case len(restatedOn(d, &riv, &out)) > 0:
+		// Who released a lock to whom (an acquire's: a semaphore's, a
+		// j.u.c. lock's) and who owned it follow from its waiters
+		// before (TestRangeDetail found the releaser, and a holder's
+		// span, named otherwise): the caller begins the range again
+		// where they blocked.
+		return nil, "blocked at the range's start", restatedOn(d, &riv, &out)
+	case riv.Acquire && d.m.HandOffIn(riv.Object, riv.Start, riv.End) && !d.m.HandOffIn(riv.Object, d.m.Start-1, riv.Start+1):
+		// A j.u.c. lock handed off during the park (its holders'
+		// spans), and not in the range before it: the whole model
+		// keeps a hand-off only where the lock's owner changes, from
+		// its last hand-off, which may be before the range
+		// (TestRangeDetail: a holder's span the whole did not cut).
+		return nil, "hand-off before the range", nil
 	case !ownersKnown(&out):
 		// An owner the range did not see take the lock (before its
 		// start): the whole model may know it.
-		return nil, "owner unknown"
-	case restatedOn(d, &riv, &out):
-		return nil, "blocked at the range's start"
+		return nil, "owner unknown", nil
 	case !enderSeen(&riv, &out):
-		return nil, "no unpark or end seen"
+		return nil, "no unpark or end seen", nil
 	case !holdersAlive(x, &out):
-		return nil, "holder not alive"
+		return nil, "holder not alive", nil
 	}
 	// An owner that ended holding a j.u.c. lock (out.LeftLocked, whose
 	// parks are counted over the whole recording) is an acquire's only:
 	// left to the model above.
 	out.Thread, out.Index, out.Stack = ti, k, -1
-	return &out, ""
+	return &out, "", nil
 }
 
 // classesKnown says whether the classes a detail names are known: its
@@ -405,6 +501,40 @@ func classesKnown(out *intervalJSON) bool {
 			if on.Class == "" {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// holdersClassed says whether the range's model knows the class of each
+// object the holders of a detail's spans were in a state on (parked,
+// blocked, waiting) during their spans.
+func holdersClassed(d *data, out *intervalJSON) bool {
+	if out.Holders == nil {
+		return true
+	}
+	for _, sp := range out.Holders.Spans {
+		id, err := strconv.ParseUint(sp.ID, 16, 32)
+		if err != nil {
+			return false
+		}
+		th := d.m.Thread(format.ThreadID(id))
+		if th == nil {
+			continue // not in the range: did nothing there
+		}
+		a, b := d.abs(sp.Start), d.abs(sp.End)
+		known := true
+		err = d.m.EachIntervalIn(th, a, b, func(ivs []model.Interval, _ int) bool {
+			for i := range ivs {
+				if iv := &ivs[i]; iv.End >= a && iv.Start <= b && iv.Object != 0 && d.objectClass(iv.Object) == "" {
+					known = false
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil || !known {
+			return false
 		}
 	}
 	return true
@@ -492,14 +622,15 @@ func holdersAlive(x *Index, out *intervalJSON) bool {
 	return true
 }
 
-// restatedOn says whether a thread of the range's model was blocked at
-// its start, its state restated there, on the lock of a contention iv or
-// on a lock its holders were blocked on: the range did not see that
-// thread block, and the owners of such a lock may then follow otherwise
-// than in the whole recording (TestRangeDetail found an owner left out).
-func restatedOn(d *data, iv *model.Interval, out *intervalJSON) bool {
-	if iv.State != model.Blocked {
-		return false
+// restatedOn is the threads of the range's model blocked at its start,
+// their state restated there, on the lock of a contention or an acquire
+// iv or on a lock its holders were blocked on: the range did not see
+// them block, and the owners of such a lock, who released it to whom,
+// may then follow otherwise than in the whole recording (TestRangeDetail
+// found an owner left out, a semaphore's releaser named otherwise).
+func restatedOn(d *data, iv *model.Interval, out *intervalJSON) []format.ThreadID {
+	if iv.State != model.Blocked && iv.State != model.Acquiring && !iv.Acquire {
+		return nil
 	}
 	objs := map[format.ObjectID]bool{iv.Object: true}
 	if out.Holders != nil {
@@ -509,12 +640,14 @@ func restatedOn(d *data, iv *model.Interval, out *intervalJSON) bool {
 			}
 		}
 	}
-	for i := range d.m.AllThreads() {
-		if r, k := d.intervalAt(i, d.m.Start); k >= 0 && r.State == model.Blocked && r.Since <= d.m.Start && objs[r.Object] {
-			return true
+	var ids []format.ThreadID
+	for i, th := range d.m.AllThreads() {
+		r, k := d.intervalAt(i, d.m.Start)
+		if k >= 0 && r.Restated && objs[r.Object] && (r.State == model.Blocked || r.State == model.Acquiring || r.Acquire) {
+			ids = append(ids, th.ID)
 		}
 	}
-	return false
+	return ids
 }
 
 // rangeExact says whether the range's model holds interval iv as the
@@ -524,30 +657,49 @@ func rangeExact(rm *RangeModel, iv *model.Interval) bool {
 	return iv.Since > rm.From || rm.AtStart && iv.Since == rm.From
 }
 
+// laneTable is the block table of a lane's intervals' column.
+type laneTable struct {
+	tab          []byte
+	blocks, recs int
+	end          int64 // where the column's blocks end: the table's offset
+}
+
+// ent is field f of block i's entry (0: its first interval's start, 1:
+// its intervals' last end, 2: its offset; entry blocks: past the last).
+func (t *laneTable) ent(i, f int) int64 { return int64(binary.LittleEndian.Uint64(t.tab[24*i+8*f:])) }
+
+// laneTable reads the block table of a lane's intervals' column (rec,
+// src: laneOf).
+func (x *Index) laneTable(rec []byte, src *laneSrc) (*laneTable, error) {
+	lo, hi := x.dir.LaneData[0], x.dir.LaneData[1]
+	le := binary.LittleEndian
+	p := rec[24:]
+	t := &laneTable{end: int64(le.Uint64(p)), blocks: int(le.Uint32(p[8:])), recs: int(le.Uint32(p[12:]))}
+	if (t.recs+laneBlock-1)/laneBlock != t.blocks || t.end < lo || t.end+int64(t.blocks+1)*24 > hi {
+		return nil, errDamaged
+	}
+	var err error
+	if t.tab, err = src.read(t.end, (t.blocks+1)*24); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // laneBlocks decodes the intervals of blocks [b0, b1) of a lane's
 // intervals' column (rec, src: laneOf), their times ns since the
 // recording's start, their state the shown one.
 func (x *Index) laneBlocks(rec []byte, src *laneSrc, b0, b1 int) ([]model.Interval, error) {
-	lo, hi := x.dir.LaneData[0], x.dir.LaneData[1]
-	le := binary.LittleEndian
-	p := rec[24:]
-	off, blocks, recs := int64(le.Uint64(p)), int(le.Uint32(p[8:])), int(le.Uint32(p[12:]))
-	if b1 > blocks {
-		b1 = blocks
-	}
-	if b0 >= b1 {
-		return nil, nil
-	}
-	if (recs+laneBlock-1)/laneBlock != blocks || off < lo || off+int64(blocks+1)*24 > hi {
-		return nil, errDamaged
-	}
-	tab, err := src.read(off, (blocks+1)*24)
+	lt, err := x.laneTable(rec, src)
 	if err != nil {
 		return nil, err
 	}
-	ent := func(i, f int) int64 { return int64(le.Uint64(tab[24*i+8*f:])) }
-	from, to := ent(b0, 2), ent(b1, 2)
-	if from < lo || to > off || to < from {
+	recs := lt.recs
+	b1 = min(b1, lt.blocks)
+	if b0 >= b1 {
+		return nil, nil
+	}
+	from, to := lt.ent(b0, 2), lt.ent(b1, 2)
+	if from < x.dir.LaneData[0] || to > lt.end || to < from {
 		return nil, errDamaged
 	}
 	bs, err := src.read(from, int(to-from))

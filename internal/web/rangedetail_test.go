@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,9 +28,10 @@ import (
 // and lock orders, and Scenario.java's recording where Java runs), the
 // answer from the index and its ranges equals the answer of the server of
 // the whole model, and no model of the whole is built for them. The
-// intervals the range cannot answer exactly are asked of the model, as
-// before (a 503): an acquire's, a contention whose owner the range did not
-// see take the lock; counted.
+// intervals the range cannot answer exactly (rangeInterval's rules: a
+// contention whose owner the range did not see take the lock, a j.u.c.
+// lock handed off before it…) are asked of the model, as before (a 503);
+// counted by why.
 func TestRangeDetail(t *testing.T) {
 	defer func(v int) { rangeMost = v }(rangeMost)
 	rangeMost = 1 // any range, however much of these small recordings it reads
@@ -36,10 +39,16 @@ func TestRangeDetail(t *testing.T) {
 		synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix,
 		synthetic(t, "compact-cond", synth.Options{Seed: 7, Threads: 20, Monitors: 8, Semaphores: 3, Size: 2 << 20, Encoding: format.EncodingCompact, Conditions: true, LockOrder: true}).prefix,
 	}
-	if p := os.Getenv("ORCA_PREFIX"); p != "" {
-		// A recording of one's own as well, e.g. a server's:
-		// ORCA_PREFIX=/tmp/tomcat/rec go test -run RangeDetail ./internal/web
-		prefixes = append(prefixes, p)
+	own := os.Getenv("ORCA_PREFIX")
+	if own != "" {
+		// A recording of one's own as well, e.g. a server's, with
+		// ORCA_ASKS intervals asked of it (120):
+		// ORCA_PREFIX=/tmp/tomcat/rec ORCA_ASKS=800 go test -run 'RangeDetail$' ./internal/web
+		prefixes = append(prefixes, own)
+	}
+	ownAsks := 120
+	if v, err := strconv.Atoi(os.Getenv("ORCA_ASKS")); err == nil && v > 0 {
+		ownAsks = v
 	}
 	if r, why := recordJava(t, "scenario", "testdata/java/scenarios/Scenario.java"); r != nil {
 		prefixes = append(prefixes, r.prefix)
@@ -50,7 +59,11 @@ func TestRangeDetail(t *testing.T) {
 		// About 120 intervals of all threads, and the first and
 		// the last of every eighth thread.
 		ask := func(ti, k, n, step int) bool { return (k == 0 || k == n-1) && ti%8 == 0 || (ti+k)%step == 0 }
-		rangesAgree(t, prefix, nil, ask, 120, true)
+		asks := 120
+		if prefix == own {
+			asks = ownAsks
+		}
+		rangesAgree(t, prefix, nil, ask, asks, true)
 		if i == 0 {
 			// orca view --from --to: the view of a range, whose
 			// intervals' ranges are within it (a state restated at its
@@ -173,9 +186,9 @@ func rangeServers(t *testing.T, prefix string, rec *reader.Recording, res *model
 // TestBrowserRangeDetail: at a reopen of a compact recording, a click on
 // a wait shows its detail (its stack) in the side panel from its range,
 // and offers its wait chain (the model's) without reading the recording:
-// no model of the whole is built; an acquire's detail, which its range
-// cannot say, still asks for the model, which the page notes while it
-// waits.
+// no model of the whole is built; a detail its range cannot say (found
+// by asking another reopened server) still asks for the model, which the
+// page notes while it waits.
 func TestBrowserRangeDetail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no browser")
@@ -185,7 +198,10 @@ func TestBrowserRangeDetail(t *testing.T) {
 	prefix := synthetic(t, "compact", synth.Options{Threads: 30, Monitors: 12, Semaphores: 4, Size: 3 << 20, Encoding: format.EncodingCompact}).prefix
 	rec, res := viewerBuild(t, prefix)
 	whole, ts, _, builds := rangeServers(t, prefix, rec, res, nil)
-	// A wait with a stack, and an acquire, from the whole model.
+	// A wait with a stack from the whole model, and an interval its
+	// range leaves to the model: the first contention or acquire whose
+	// detail another reopened server answers with a 503.
+	_, probe, _, _ := rangeServers(t, prefix, rec, res, nil)
 	m := res.Model
 	type pick struct{ ti, k int }
 	var wait, acq *pick
@@ -203,13 +219,20 @@ func TestBrowserRangeDetail(t *testing.T) {
 					wait, waitFrame = &pick{ti, k}, d.Frames[0].Frame
 				}
 			}
-			if acq == nil && iv.State == model.Acquiring {
-				acq = &pick{ti, k}
+			if acq == nil && (iv.State == model.Acquiring || iv.State == model.Blocked || iv.Acquire) {
+				r, err := http.Get(probe.URL + fmt.Sprintf("/api/intervals/%d/%d", ti, k))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Body.Close()
+				if r.StatusCode == http.StatusServiceUnavailable {
+					acq = &pick{ti, k}
+				}
 			}
 		}
 	}
 	if wait == nil || acq == nil {
-		t.Fatalf("no wait with a stack (%v) or no acquire (%v) in the recording", wait, acq)
+		t.Fatalf("no wait with a stack (%v) or no detail left to the model (%v) in the recording", wait, acq)
 	}
 	ctx := newBrowser(t, 1400, 900)
 	openIndexPage(t, ctx, ts.URL+"/")
@@ -224,7 +247,7 @@ func TestBrowserRangeDetail(t *testing.T) {
 	eval[bool](t, ctx, fmt.Sprintf(`(orca.timeline.select(%d, %d), true)`, acq.ti, acq.k))
 	waitJS(t, ctx, "a note that the recording is read", `[...document.querySelectorAll('.toast.note')].some((e) => e.textContent.includes('still reading the recording'))`)
 	if b := builds.Load(); b != 1 {
-		t.Fatalf("an acquire's detail: the model's build started %d times, want once", b)
+		t.Fatalf("a detail left to the model: the model's build started %d times, want once", b)
 	}
 	if eval[bool](t, ctx, `!!document.querySelector('.toast.error')`) {
 		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.querySelector('.toast.error').textContent`))

@@ -467,13 +467,14 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 		// span, named otherwise): the caller begins the range again
 		// where they blocked.
 		return nil, "blocked at the range's start", restatedOn(d, &riv, &out)
-	case riv.Acquire && d.m.HandOffIn(riv.Object, riv.Start, riv.End) && !d.m.HandOffIn(riv.Object, d.m.Start-1, riv.Start+1):
+	case !handedOffKnown(d, &riv):
 		// A j.u.c. lock handed off during the park (its holders'
-		// spans), and not in the range before it: the whole model
-		// keeps a hand-off only where the lock's owner changes, from
-		// its last hand-off, which may be before the range
-		// (TestRangeDetail: a holder's span the whole did not cut).
+		// spans), and not in the range before it.
 		return nil, "hand-off before the range", nil
+	case !eachHolderState(d, &out, func(iv *model.Interval) bool { return handedOffKnown(d, iv) }):
+		// The same of a holder's park on a j.u.c. lock (the lock's
+		// owner, which the detail names).
+		return nil, "a holder's hand-off before the range", nil
 	case !ownersKnown(&out):
 		// An owner the range did not see take the lock (before its
 		// start): the whole model may know it.
@@ -510,6 +511,22 @@ func classesKnown(out *intervalJSON) bool {
 // object the holders of a detail's spans were in a state on (parked,
 // blocked, waiting) during their spans.
 func holdersClassed(d *data, out *intervalJSON) bool {
+	return eachHolderState(d, out, func(iv *model.Interval) bool { return iv.Object == 0 || d.objectClass(iv.Object) != "" })
+}
+
+// handedOffKnown says whether the hand-offs of the j.u.c. lock of a park
+// in its acquire, iv, are the whole model's over the park: the model
+// keeps a hand-off only where the lock's owner changes from its last
+// one, which may be before the range, so one in the park with none in
+// the range before it may be one the whole did not keep (TestRangeDetail:
+// a holder's span the whole did not cut).
+func handedOffKnown(d *data, iv *model.Interval) bool {
+	return !iv.Acquire || !d.m.HandOffIn(iv.Object, iv.Start, iv.End) || d.m.HandOffIn(iv.Object, d.m.Start-1, iv.Start+1)
+}
+
+// eachHolderState says whether ok holds of every interval of the holders
+// of a detail's spans, in the range's model, during their spans.
+func eachHolderState(d *data, out *intervalJSON, ok func(iv *model.Interval) bool) bool {
 	if out.Holders == nil {
 		return true
 	}
@@ -523,17 +540,17 @@ func holdersClassed(d *data, out *intervalJSON) bool {
 			continue // not in the range: did nothing there
 		}
 		a, b := d.abs(sp.Start), d.abs(sp.End)
-		known := true
+		all := true
 		err = d.m.EachIntervalIn(th, a, b, func(ivs []model.Interval, _ int) bool {
 			for i := range ivs {
-				if iv := &ivs[i]; iv.End >= a && iv.Start <= b && iv.Object != 0 && d.objectClass(iv.Object) == "" {
-					known = false
+				if iv := &ivs[i]; iv.End >= a && iv.Start <= b && !ok(iv) {
+					all = false
 					return false
 				}
 			}
 			return true
 		})
-		if err != nil || !known {
+		if err != nil || !all {
 			return false
 		}
 	}
@@ -564,11 +581,13 @@ func ownersKnown(out *intervalJSON) bool {
 			}
 		}
 		for _, on := range h.BlockedOn {
-			// A j.u.c. lock's or a semaphore's owner follows from its
-			// history, as an acquire's (TestRangeDetail found a
-			// holder blocked on a read-write lock of ActiveMQ's named
-			// with another owner).
-			if on.ID == "" || on.ID == none || on.Kind != "monitor" {
+			// A semaphore's holder follows from its releases; a j.u.c.
+			// lock's owner from its history, as an acquire's: known
+			// when the range began with no waiter of it restated
+			// (restatedOn) and saw its hand-offs (handedOffKnown; a
+			// holder blocked on a read-write lock of ActiveMQ's was
+			// named with another owner without these rules).
+			if on.ID == "" || on.ID == none || on.Kind != "monitor" && on.Kind != "juc" {
 				return false
 			}
 		}

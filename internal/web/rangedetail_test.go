@@ -277,6 +277,14 @@ func TestRangeDetailCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases = append(cases, late)
+	// And a holder parked on a j.u.c. lock whose owner changes in a
+	// hand-off the whole model did not keep (the lock's last, before
+	// the range, was to the same owner): left to the model.
+	hand := filepath.Join(t.TempDir(), "holder-handoff.txtar")
+	if err := os.WriteFile(hand, []byte(holderHandOff()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, hand)
 	for _, c := range cases {
 		prefix := testrec.Files(t, c)
 		compactFile(t, prefix, 300)
@@ -297,6 +305,43 @@ func lateClass() string {
 	}
 	b.WriteString("9.0000000000,ObjectClass,0000000A,0000CAFE,Ljava/lang/String;\n" +
 		"9.5000000000,ThreadEnded,0000000A\n10.0000000000,ThreadEnded,00000001\n")
+	return b.String()
+}
+
+// holderHandOff is a recording where a holder's park on a j.u.c. lock
+// (BEEF) names one owner (y) and another thread's park in it names z,
+// to whom the lock was handed off long before: the whole model keeps no
+// hand-off then (the lock's last was to z), a range that begins after
+// the first would (the holder's spans cut at 12): a's contention on CAFE
+// (10..20, held by h) names the owner of the lock h was blocked on.
+func holderHandOff() string {
+	const stack = "1;00000001;00000005"
+	var b strings.Builder
+	b.WriteString("-- orca --\n")
+	for i, n := range []string{"a", "h", "y", "z", "r", "s", "q"} {
+		fmt.Fprintf(&b, "0.0000000000,ThreadStarted,%08X,%s\n", i+1, n)
+	}
+	b.WriteString("0.0000000000,ObjectClass,00000001,0000BEEF,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n" +
+		"0.0000000000,ObjectClass,00000001,0000CAFE,Ljava/lang/Object;\n" +
+		// r, then s, park naming z: a hand-off to z at 2 (others parked).
+		"1.0000000000,ThreadPark,00000005,0000BEEF,00000004,,exclusive," + stack + "\n" +
+		"2.0000000000,ThreadPark,00000006,0000BEEF,00000004,,exclusive," + stack + "\n" +
+		"3.0000000000,ThreadUnparked,00000005,0000BEEF,timeout,0\n" +
+		"4.0000000000,ThreadUnparked,00000006,0000BEEF,timeout,0\n")
+	for i := range 100 {
+		at := 4.5 + float64(i)*0.05
+		fmt.Fprintf(&b, "%.10f,ThreadSleep,00000003,%s\n%.10f,ThreadSlept,00000003,%s\n", at, stack, at+0.01, stack)
+	}
+	b.WriteString("10.0000000000,MonitorContendedEnter,00000001,0000CAFE,00000002," + stack + "\n" +
+		"11.0000000000,ThreadPark,00000002,0000BEEF,00000003,,exclusive," + stack + "\n" +
+		"12.0000000000,ThreadPark,00000007,0000BEEF,00000004,,exclusive," + stack + "\n" +
+		"13.0000000000,ThreadUnparked,00000007,0000BEEF,timeout,0\n" +
+		"19.0000000000,ThreadUnpark,00000003,00000002,0\n" +
+		"19.0000000000,ThreadUnparked,00000002,0000BEEF,unparked,0\n" +
+		"20.0000000000,MonitorContendedEntered,00000001,0000CAFE," + stack + "\n")
+	for i := range 7 {
+		fmt.Fprintf(&b, "21.0000000000,ThreadEnded,%08X\n", i+1)
+	}
 	return b.String()
 }
 

@@ -587,8 +587,28 @@ static void rebuild_states(compact_enc *e) {
   if (x) index_states(e, x, cap);
 }
 
-static inline uint32_t fact_slot(uint32_t obj) {
-  return (uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 1);
+// fact_set is the first of the two slots where obj's class lines may be.
+static inline uint32_t fact_set(uint32_t obj) {
+  return (uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 2);
+}
+
+// fact_find returns the slot of obj's class lines, -1 when the table has
+// none: one of the two of its set.
+static inline int fact_find(const compact_enc *e, uint32_t obj) {
+  uint32_t s = fact_set(obj);
+  return e->fact_obj[s] == obj ? (int)s : e->fact_obj[s + 1] == obj ? (int)s + 1 : -1;
+}
+
+// fact_take returns obj's slot, made empty when the table had none: of its
+// set's two, the one an event named less lately.
+static uint32_t fact_take(compact_enc *e, uint32_t obj) {
+  int i = fact_find(e, obj);
+  if (i >= 0) return (uint32_t)i;
+  uint32_t s = fact_set(obj);
+  if (e->facts[s + 1].used < e->facts[s].used) s++;
+  e->fact_obj[s] = obj;
+  e->facts[s] = (compact_fact){.used = ++e->fact_clock};
+  return s;
 }
 
 static uint32_t text_hash(const char *p, uint32_t n) {
@@ -667,12 +687,7 @@ static void track(compact_enc *e, const orca_rec *r) {
     if ((t = thread_state(e, r->thread, 0)) && t->nopen && !hold(e, t, &t->extra[t->nopen - 1], r)) e->unrestated++;
     return;
   case ORCA_EV_CONDITION_LOCK: {   // a condition's lock: kept with the object's class lines
-    uint32_t s = fact_slot(r->object);
-    compact_fact *f = &e->facts[s];
-    if (e->fact_obj[s] != r->object) {
-      e->fact_obj[s] = r->object;
-      f->cls = f->clinit = NULL;
-    }
+    compact_fact *f = &e->facts[fact_take(e, r->object)];
     f->seq = e->seq;
     f->lock = r->owner;
     return;
@@ -685,13 +700,7 @@ static void track(compact_enc *e, const orca_rec *r) {
       e->unrestated++;
       return;
     }
-    uint32_t s = fact_slot(r->object);
-    compact_fact *f = &e->facts[s];
-    if (e->fact_obj[s] != r->object) {
-      e->fact_obj[s] = r->object;
-      f->cls = f->clinit = NULL;
-      f->lock = 0;
-    }
+    compact_fact *f = &e->facts[fact_take(e, r->object)];
     f->seq = e->seq;
     if (r->kind == ORCA_EV_OBJECT_CLASS) f->cls = x;
     else f->clinit = x;
@@ -709,6 +718,7 @@ static void track(compact_enc *e, const orca_rec *r) {
       compact_keep o = t->open[0], x = t->extra[0];
       memmove(t->open, t->open + 1, (COMPACT_OPEN_MAX - 1) * sizeof *t->open);
       memmove(t->extra, t->extra + 1, (COMPACT_OPEN_MAX - 1) * sizeof *t->extra);
+      memmove(t->pin, t->pin + 1, (COMPACT_OPEN_MAX - 1) * sizeof *t->pin);
       t->open[COMPACT_OPEN_MAX - 1] = o;
       t->extra[COMPACT_OPEN_MAX - 1] = x;
       t->nopen--;
@@ -718,6 +728,13 @@ static void track(compact_enc *e, const orca_rec *r) {
       return;
     }
     keep(&t->extra[t->nopen], NULL);
+    // Its object's class lines now (given before it: an ObjectClass comes
+    // before the first event that names its object).
+    compact_pin *p = &t->pin[t->nopen];
+    *p = (compact_pin){0};
+    int s;
+    if (orca_events[r->kind].fields & ORCA_F_OBJECT && r->object && (s = fact_find(e, r->object)) >= 0)
+      *p = (compact_pin){e->facts[s].cls, e->facts[s].clinit, e->facts[s].lock};
     t->nopen++;
   } else if (spec->begin && (t = thread_state(e, r->thread, 0))) {   // the innermost interval of its kind ends
     for (int i = t->nopen; i-- > 0;) {
@@ -725,6 +742,7 @@ static void track(compact_enc *e, const orca_rec *r) {
       compact_keep o = t->open[i], x = t->extra[i];
       memmove(t->open + i, t->open + i + 1, (size_t)(t->nopen - 1 - i) * sizeof *t->open);
       memmove(t->extra + i, t->extra + i + 1, (size_t)(t->nopen - 1 - i) * sizeof *t->extra);
+      memmove(t->pin + i, t->pin + i + 1, (size_t)(t->nopen - 1 - i) * sizeof *t->pin);
       t->open[t->nopen - 1] = o;
       t->extra[t->nopen - 1] = x;
       t->nopen--;
@@ -735,16 +753,11 @@ static void track(compact_enc *e, const orca_rec *r) {
   }
 }
 
-// restate_facts writes, as carried records of r's thread at time ts, the
-// class lines of r's object that an earlier chunk wrote.
-static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t ts) {
-  uint32_t s = fact_slot(r->object);
-  if (e->fact_obj[s] != r->object) return 0;
-  compact_fact *f = &e->facts[s];
-  if (f->seq == e->seq) return 0;
-  f->seq = e->seq;
+// put_facts writes, as carried records of r's thread at time ts, the class
+// lines p of r's object.
+static size_t put_facts(compact_enc *e, char *o, const orca_rec *r, int64_t ts, const compact_pin *p) {
   size_t n = 0;
-  const compact_text *ts_[2] = {f->cls, f->clinit};
+  const compact_text *ts_[2] = {p->cls, p->clinit};
   for (int i = 0; i < 2; i++) {
     const compact_text *c = ts_[i];
     if (!c) continue;
@@ -760,17 +773,38 @@ static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t 
     memcpy(x + 1, c->text, c->len);
     n += event(e, o + n, x, ts, 1);
   }
-  if (f->lock) {   // a condition's lock, after its class
+  if (p->lock) {   // a condition's lock, after its class
     orca_rec x;
     memset(&x, 0, sizeof x);
     x.kind = ORCA_EV_CONDITION_LOCK;
     x.thread = r->thread;
     x.object = r->object;
-    x.owner = f->lock;
+    x.owner = p->lock;
     x.size = (uint16_t)((sizeof x + 7) & ~(size_t)7);
     n += event(e, o + n, &x, ts, 1);
   }
   return n;
+}
+
+// restate_facts writes, as carried records of r's thread at time ts, the
+// class lines of r's object that an earlier chunk wrote; pin (NULL: none):
+// those of an interval on it when it began, written if the table no longer
+// has the object's.
+static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t ts, const compact_pin *pin) {
+  int s = fact_find(e, r->object);
+  if (s < 0) {
+    if (!pin || !(pin->cls || pin->clinit || pin->lock)) return 0;
+    // The pinned lines take a slot back (as a new ObjectClass would):
+    // written once a chunk however many intervals are on the object.
+    compact_fact *f = &e->facts[fact_take(e, r->object)];
+    f->seq = e->seq, f->cls = pin->cls, f->clinit = pin->clinit, f->lock = pin->lock;
+    return put_facts(e, o, r, ts, pin);
+  }
+  compact_fact *f = &e->facts[s];
+  f->used = ++e->fact_clock;
+  if (f->seq == e->seq) return 0;
+  f->seq = e->seq;
+  return put_facts(e, o, r, ts, &(compact_pin){f->cls, f->clinit, f->lock});
 }
 
 int compact_due(compact_enc *e, const orca_rec *r) {
@@ -820,7 +854,7 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len) {
       if (!b) continue;
       if (orca_events[b->kind].fields & ORCA_F_OBJECT && b->object) {
         if (!snap_room(e, *len, 2 * (64 + COMPACT_FACT_TEXT) + 64) || !grow_threads(e) || !grow_stacks(e, 1)) e->unrestated++;
-        else *len += restate_facts(e, e->snap + *len, b, e->base);
+        else *len += restate_facts(e, e->snap + *len, b, e->base, &t->pin[k]);
       }
       restate(e, len, b);
       restate(e, len, kept(&t->extra[k]));
@@ -852,7 +886,7 @@ size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
   size_t n = 0;
   if (orca_events[r->kind].fields & ORCA_F_OBJECT && r->object && r->kind != ORCA_EV_OBJECT_CLASS &&
       r->kind != ORCA_EV_CLASS_INIT_LOCK && r->kind != ORCA_EV_CONDITION_LOCK)
-    n = restate_facts(e, o, r, r->ts);
+    n = restate_facts(e, o, r, r->ts, NULL);
   n += event(e, o + n, r, r->ts, 0);
   e->bytes += n;
   track(e, r);

@@ -42,7 +42,9 @@ enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPAC
 // acquire parks: two); an interval deeper than this is not restated.
 #define COMPACT_OPEN_MAX 4
 // Objects whose class (ObjectClass, ClassInitLock) the encoder remembers,
-// to restate it in a later chunk that names the object (a power of two).
+// to restate it in a later chunk that names the object (a power of two):
+// two ways a set, the one used less lately given to a new object (a lock
+// named all along stays while blockers parked on once come and go).
 #define COMPACT_FACTS 16384
 // A class text longer than this is not remembered (names are cut at 2 048).
 #define COMPACT_FACT_TEXT 4096
@@ -60,23 +62,37 @@ enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPAC
 // never copied), then a copy it owns (r, cap bytes; kind 0: none).
 typedef struct { orca_rec *r; const orca_rec *ref; uint32_t cap; } compact_keep;
 
+// A class text, kept once however many objects have it.
+typedef struct { uint32_t hash, len; char text[]; } compact_text;
+
+// An object's class lines as an interval on it began (compact_thread.pin):
+// its class, its class initialisation's, a condition's lock (0: none).
+typedef struct {
+  const compact_text *cls, *clinit;
+  uint32_t lock;
+} compact_pin;
+
 // What the encoder knows of a live thread: its ThreadStarted, its last
 // VirtualThreadMounted, the intervals it is in (outermost first) with
-// their ObjectWaitTimeout or VirtualThreadPinned.
+// their ObjectWaitTimeout or VirtualThreadPinned, and their objects'
+// class lines when they began (restated at a chunk's start even when the
+// table of objects' classes, e->facts, has since given the object's slot
+// to another: ActiveMQ's parks on new blockers did, and a range read from
+// that chunk saw a park on a read-write lock without its class, a park
+// and not an acquire).
 typedef struct {
   uint32_t hash;
   uint8_t alive, nopen, refs;   // refs: some keep holds a ref (the thread is in e->pend)
   compact_keep name, mount, open[COMPACT_OPEN_MAX], extra[COMPACT_OPEN_MAX];
+  compact_pin pin[COMPACT_OPEN_MAX];
 } compact_thread;
-
-// A class text, kept once however many objects have it.
-typedef struct { uint32_t hash, len; char text[]; } compact_text;
 
 // An object's class lines (the object is e->fact_obj's slot) and, for a
 // condition, the lock it belongs to (its ConditionLock, 0: none); seq: the
-// chunk that last wrote them.
+// chunk that last wrote them; used: when an event last named the object
+// (e->fact_clock).
 typedef struct {
-  uint64_t seq;
+  uint64_t seq, used;
   const compact_text *cls, *clinit;
   uint32_t lock;
 } compact_fact;
@@ -108,6 +124,7 @@ typedef struct {
   uint32_t ts_cap;
   uint32_t *fact_obj;  // COMPACT_FACTS slots, by object hash: the object (probed for every event)
   compact_fact *facts; // and its class lines
+  uint64_t fact_clock; // the events that looked an object up (compact_fact.used)
   compact_text **texts;   // the class texts, by their hash (open addressing)
   uint32_t texts_n, texts_cap;
   const compact_text *last_text;   // the last one interned

@@ -586,6 +586,99 @@ static void test_compact_state(void) {
   compact_free(&enc);
 }
 
+// set_of is compact.c's fact_set: the first of the two slots of obj's
+// class lines (the test checks that it found the same).
+static uint32_t set_of(uint32_t obj) { return (uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 2); }
+
+// The table of objects' classes keeps, of two objects of a set, the one an
+// event named more lately: a lock named all along stays while blockers
+// parked on once come and go. And an interval's object whose class the
+// table let go all the same is restated with its class at the next
+// chunk's start, from what the interval kept when it began, once a chunk
+// (ActiveMQ: a park on a read-write lock restated without its class was a
+// park, not an acquire, in a range read from that chunk).
+static void test_compact_pinned_class(void) {
+  test_name = "compact pinned class";
+  compact_enc enc;
+  dec_stats st;
+  const char *err = compact_init(&enc);
+  CHECK(!err, "compact_init: %s", err);
+  if (err) return;
+  enum { A = 0xA1, B = 0xB2, LOCK = 0x77 };
+  const char *sync = "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;";
+  // Two objects of LOCK's set.
+  const uint32_t set = set_of(LOCK);
+  uint32_t others[2], o = LOCK + 1;
+  for (int k = 0; k < 2; o++)
+    if (set_of(o) == set) others[k++] = o;
+  static test_ev in[16], got[64];
+  int n = 0;
+  int64_t t = 7000000000LL;
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, A, 0, "a", 0);
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, B, 0, "b", 0);
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, A, LOCK, sync, 0);
+  ev(&in[n++], ORCA_EV_THREAD_PARK, t += 10, A, LOCK, "", 3);
+  in[n - 1].owner = B;
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, B, others[0], "Ljava/lang/Object;", 0);
+  int hot = n;   // LOCK named after others[0]: others[1] takes others[0]'s slot
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 10, B, LOCK, "", 2);
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, B, others[1], "Ljava/lang/Object;", 0);
+  int cold = n;   // others[0] again, named after LOCK: LOCK's slot goes
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, B, others[0], "Ljava/lang/Object;", 0);
+  int second = n;
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, LOCK, "", 2);   // no class line again in the chunk
+  int third = n;
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, others[1], "", 2);
+  size_t cap = 1 << 16, len = COMPACT_HEADER_LEN;
+  char *buf = malloc(cap);
+  memcpy(buf, COMPACT_HEADER, len);
+  uint64_t rec[64];
+  for (int i = 0; i < n; i++) {
+    const orca_rec *r = make_rec(rec, &in[i]);
+    int has = enc.fact_obj[set] == LOCK || enc.fact_obj[set + 1] == LOCK;
+    if (i == cold)
+      CHECK(has && (enc.fact_obj[set] == others[1] || enc.fact_obj[set + 1] == others[1]),
+            "a new object took the slot of the lock named later (%08X %08X in set %u): the lock's must stay", enc.fact_obj[set],
+            enc.fact_obj[set + 1], set);
+    if (i == second)
+      CHECK(!has, "the lock's class still kept (%08X %08X in set %u): the test's set is not compact.c's, or nothing let it go",
+            enc.fact_obj[set], enc.fact_obj[set + 1], set);
+    if (compact_due(&enc, r) || i == second || i == third) {
+      len += put_end(&enc, buf + len);
+      size_t l;
+      const char *b = compact_begin(&enc, r->ts, &l);
+      memcpy(buf + len, b, l);
+      len += l;
+    }
+    size_t w = compact_rec(&enc, buf + len, r);
+    compact_sum(&enc, buf + len, w);
+    len += w;
+    compact_settle(&enc);
+  }
+  (void)hot;
+  int m = compact_decode(buf, len, got, 64, &st);
+  free(buf);
+  CHECK(!st.err[0] && st.chunks == 3, "malformed (%s) or %d chunks, want 3", st.err, st.chunks);
+  // Chunks 2 and 3 each: LOCK's class, by A at the chunk's base time, just
+  // before A's park on it; no other line of LOCK's class carried.
+  int64_t base[2] = {in[second].ts, in[third].ts};
+  for (int c = 0; c < 2; c++) {
+    int found = 0, classes = 0;
+    for (int i = 0; i < m; i++) {
+      if (!got[i].carried || got[i].ts != base[c] || got[i].kind != ORCA_EV_OBJECT_CLASS || got[i].object != LOCK) continue;
+      classes++;
+      found += got[i].thread == A && !strcmp(got[i].text, sync) && i + 1 < m && got[i + 1].carried &&
+               got[i + 1].kind == ORCA_EV_THREAD_PARK && got[i + 1].object == LOCK;
+    }
+    CHECK(found == 1 && classes == 1, "chunk %d: LOCK's class carried before A's park %d times (want 1), %d lines of it (want 1)",
+          c + 2, found, classes);
+  }
+  int lines = 0;
+  for (int i = 0; i < m; i++) lines += got[i].kind == ORCA_EV_OBJECT_CLASS && got[i].object == LOCK;
+  CHECK(lines == 3, "LOCK's class in %d lines, want 3 (its own, each later chunk's start)", lines);
+  compact_free(&enc);
+}
+
 // Two threads of one identity hash (issue 30, item 4b: v-6892 and v-9025,
 // both 5CDA6869): the second's key is an alias (record/tkeys.h), which
 // each chunk defines before the first record that names it, as the
@@ -726,6 +819,7 @@ void test_compact(void) {
         "4 kB chunks: %d chunks, %d thread and %d stack definitions", st.chunks, st.thread_defs, st.stack_defs);
   compact_free(&enc);
   test_compact_state();
+  test_compact_pinned_class();
   test_compact_aliases();
   test_compact_defs();
 }

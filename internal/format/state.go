@@ -33,6 +33,10 @@ type liveThread[E any] struct {
 type liveInterval[E any] struct {
 	begin E
 	extra *E // ObjectWaitTimeout, VirtualThreadPinned
+	// fact: its object's class lines when it began, restated with it
+	// even once the facts kept were forgotten (maxLiveFacts), as the
+	// agent does (compact_thread.pin).
+	fact *liveFact[E]
 }
 
 type liveFact[E any] struct {
@@ -122,7 +126,7 @@ func (s *LiveState[E]) Track(e *E) {
 		if len(t.open) == maxLiveOpen {
 			t.open = append(t.open[:0], t.open[1:]...)
 		}
-		t.open = append(t.open, liveInterval[E]{begin: *e})
+		t.open = append(t.open, liveInterval[E]{begin: *e, fact: s.facts[obj]})
 	} else if b := kind.Begin(); b != KindNone { // the innermost interval of its kind ends
 		t := s.threads[th]
 		if t == nil {
@@ -167,7 +171,11 @@ func (s *LiveState[E]) Restate(fn func(th ThreadID, e *E)) {
 		for i := range t.open {
 			iv := &t.open[i]
 			if kind, _, obj := s.key(&iv.begin); kind.Has(FObject) && obj != 0 && !given[obj] {
-				if f := s.facts[obj]; f != nil {
+				f := s.facts[obj]
+				if f == nil {
+					f = iv.fact
+				}
+				if f != nil {
 					if given == nil {
 						given = map[ObjectID]bool{}
 					}

@@ -467,11 +467,17 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 		// span, named otherwise): the caller begins the range again
 		// where they blocked.
 		return nil, "blocked at the range's start", restatedOn(d, &riv, &out)
+	case riv.Acquire && !lockEndsSeen(d, riv.Object, riv.Start, riv.End):
+		// Another park on the lock ended in this one with no unpark
+		// the range saw: its hand-off is the whole model's alone.
+		return nil, "another's unpark not seen", nil
 	case !handedOffKnown(d, &riv):
 		// A j.u.c. lock handed off during the park (its holders'
 		// spans), and not in the range before it.
 		return nil, "hand-off before the range", nil
-	case !eachHolderState(d, &out, func(iv *model.Interval) bool { return handedOffKnown(d, iv) }):
+	case !eachHolderState(d, &out, func(iv *model.Interval) bool {
+		return handedOffKnown(d, iv) && (!iv.Acquire || lockEndsSeen(d, iv.Object, iv.Start, iv.End))
+	}):
 		// The same of a holder's park on a j.u.c. lock (the lock's
 		// owner, which the detail names).
 		return nil, "a holder's hand-off before the range", nil
@@ -522,6 +528,32 @@ func holdersClassed(d *data, out *intervalJSON) bool {
 // a holder's span the whole did not cut).
 func handedOffKnown(d *data, iv *model.Interval) bool {
 	return !iv.Acquire || !d.m.HandOffIn(iv.Object, iv.Start, iv.End) || d.m.HandOffIn(iv.Object, d.m.Start-1, iv.Start+1)
+}
+
+// lockEndsSeen says whether every park in an acquire of the j.u.c. lock
+// obj that ended after a and by b, in the range's model, ended by an
+// unpark the range saw: a hand-off to it (Model.handOffs) is made only
+// then, and an unpark before the range (a permit given before the park)
+// is one the whole model saw (ActiveMQ: a waiter unparked during a park
+// named its taker only in the whole).
+func lockEndsSeen(d *data, obj format.ObjectID, a, b format.Time) bool {
+	for _, th := range d.m.AllThreads() {
+		seen := true
+		err := d.m.EachIntervalIn(th, a, b, func(ivs []model.Interval, _ int) bool {
+			for i := range ivs {
+				iv := &ivs[i]
+				if iv.Acquire && iv.Object == obj && iv.End > a && iv.End <= b && !iv.Open && (iv.Wake == model.WakeSpurious || iv.Wake == model.WakeNone) {
+					seen = false
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil || !seen {
+			return false
+		}
+	}
+	return true
 }
 
 // eachHolderState says whether ok holds of every interval of the holders

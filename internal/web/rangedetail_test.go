@@ -285,6 +285,13 @@ func TestRangeDetailCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases = append(cases, hand)
+	// And a waiter whose unpark came before its park (a permit), long
+	// before: its park's end is a hand-off in the whole model alone.
+	permit := filepath.Join(t.TempDir(), "permit-handoff.txtar")
+	if err := os.WriteFile(permit, []byte(permitHandOff()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, permit)
 	for _, c := range cases {
 		prefix := testrec.Files(t, c)
 		compactFile(t, prefix, 300)
@@ -341,6 +348,35 @@ func holderHandOff() string {
 		"20.0000000000,MonitorContendedEntered,00000001,0000CAFE," + stack + "\n")
 	for i := range 7 {
 		fmt.Fprintf(&b, "21.0000000000,ThreadEnded,%08X\n", i+1)
+	}
+	return b.String()
+}
+
+// permitHandOff is a recording where o unparks w at 5, before w parks on
+// o's j.u.c. lock (BEEF) at 9.9 (a permit), and w's park ends at 11 while
+// a, parked on it since 10, waits: the whole model matches the end to the
+// unpark and names w a's owner from 11 (a hand-off); a range that begins
+// after 5 sees no unpark and no hand-off.
+func permitHandOff() string {
+	const stack = "1;00000001;00000005"
+	var b strings.Builder
+	b.WriteString("-- orca --\n")
+	for i, n := range []string{"a", "o", "w", "y"} {
+		fmt.Fprintf(&b, "0.0000000000,ThreadStarted,%08X,%s\n", i+1, n)
+	}
+	b.WriteString("0.0000000000,ObjectClass,00000001,0000BEEF,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n" +
+		"5.0000000000,ThreadUnpark,00000002,00000003,0\n")
+	for i := range 90 {
+		at := 5.1 + float64(i)*0.05
+		fmt.Fprintf(&b, "%.10f,ThreadSleep,00000004,%s\n%.10f,ThreadSlept,00000004,%s\n", at, stack, at+0.01, stack)
+	}
+	b.WriteString("9.9000000000,ThreadPark,00000003,0000BEEF,00000002,,exclusive," + stack + "\n" +
+		"10.0000000000,ThreadPark,00000001,0000BEEF,00000002,,exclusive," + stack + "\n" +
+		"11.0000000000,ThreadUnparked,00000003,0000BEEF,unparked,0\n" +
+		"12.0000000000,ThreadUnpark,00000003,00000001,0\n" +
+		"12.0000000000,ThreadUnparked,00000001,0000BEEF,unparked,0\n")
+	for i := range 4 {
+		fmt.Fprintf(&b, "13.0000000000,ThreadEnded,%08X\n", i+1)
 	}
 	return b.String()
 }

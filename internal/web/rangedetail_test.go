@@ -315,6 +315,28 @@ func lateClass() string {
 	return b.String()
 }
 
+// caseStart begins a test recording's text: threads 1, 2, … named names,
+// started at 0, and BEEF a ReentrantLock's sync.
+func caseStart(b *strings.Builder, names ...string) {
+	b.WriteString("-- orca --\n")
+	for i, n := range names {
+		fmt.Fprintf(b, "0.0000000000,ThreadStarted,%08X,%s\n", i+1, n)
+	}
+	b.WriteString("0.0000000000,ObjectClass,00000001,0000BEEF,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n")
+}
+
+// caseSleeps writes n short sleeps of thread th from from on, 50 ms apart:
+// chunks between what a range reads and what it does not.
+func caseSleeps(b *strings.Builder, th int, from float64, n int) {
+	for i := range n {
+		at := from + float64(i)*0.05
+		fmt.Fprintf(b, "%.10f,ThreadSleep,%08X,%s\n%.10f,ThreadSlept,%08X,%s\n", at, th, caseStack, at+0.01, th, caseStack)
+	}
+}
+
+// caseStack is the test recordings' one stack.
+const caseStack = "1;00000001;00000005"
+
 // holderHandOff is a recording where a holder's park on a j.u.c. lock
 // (BEEF) names one owner (y) and another thread's park in it names z,
 // to whom the lock was handed off long before: the whole model keeps no
@@ -322,23 +344,16 @@ func lateClass() string {
 // the first would (the holder's spans cut at 12): a's contention on CAFE
 // (10..20, held by h) names the owner of the lock h was blocked on.
 func holderHandOff() string {
-	const stack = "1;00000001;00000005"
+	const stack = caseStack
 	var b strings.Builder
-	b.WriteString("-- orca --\n")
-	for i, n := range []string{"a", "h", "y", "z", "r", "s", "q"} {
-		fmt.Fprintf(&b, "0.0000000000,ThreadStarted,%08X,%s\n", i+1, n)
-	}
-	b.WriteString("0.0000000000,ObjectClass,00000001,0000BEEF,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n" +
-		"0.0000000000,ObjectClass,00000001,0000CAFE,Ljava/lang/Object;\n" +
+	caseStart(&b, "a", "h", "y", "z", "r", "s", "q")
+	b.WriteString("0.0000000000,ObjectClass,00000001,0000CAFE,Ljava/lang/Object;\n" +
 		// r, then s, park naming z: a hand-off to z at 2 (others parked).
 		"1.0000000000,ThreadPark,00000005,0000BEEF,00000004,,exclusive," + stack + "\n" +
 		"2.0000000000,ThreadPark,00000006,0000BEEF,00000004,,exclusive," + stack + "\n" +
 		"3.0000000000,ThreadUnparked,00000005,0000BEEF,timeout,0\n" +
 		"4.0000000000,ThreadUnparked,00000006,0000BEEF,timeout,0\n")
-	for i := range 100 {
-		at := 4.5 + float64(i)*0.05
-		fmt.Fprintf(&b, "%.10f,ThreadSleep,00000003,%s\n%.10f,ThreadSlept,00000003,%s\n", at, stack, at+0.01, stack)
-	}
+	caseSleeps(&b, 3, 4.5, 100)
 	b.WriteString("10.0000000000,MonitorContendedEnter,00000001,0000CAFE,00000002," + stack + "\n" +
 		"11.0000000000,ThreadPark,00000002,0000BEEF,00000003,,exclusive," + stack + "\n" +
 		"12.0000000000,ThreadPark,00000007,0000BEEF,00000004,,exclusive," + stack + "\n" +
@@ -358,18 +373,11 @@ func holderHandOff() string {
 // unpark and names w a's owner from 11 (a hand-off); a range that begins
 // after 5 sees no unpark and no hand-off.
 func permitHandOff() string {
-	const stack = "1;00000001;00000005"
+	const stack = caseStack
 	var b strings.Builder
-	b.WriteString("-- orca --\n")
-	for i, n := range []string{"a", "o", "w", "y"} {
-		fmt.Fprintf(&b, "0.0000000000,ThreadStarted,%08X,%s\n", i+1, n)
-	}
-	b.WriteString("0.0000000000,ObjectClass,00000001,0000BEEF,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n" +
-		"5.0000000000,ThreadUnpark,00000002,00000003,0\n")
-	for i := range 90 {
-		at := 5.1 + float64(i)*0.05
-		fmt.Fprintf(&b, "%.10f,ThreadSleep,00000004,%s\n%.10f,ThreadSlept,00000004,%s\n", at, stack, at+0.01, stack)
-	}
+	caseStart(&b, "a", "o", "w", "y")
+	b.WriteString("5.0000000000,ThreadUnpark,00000002,00000003,0\n")
+	caseSleeps(&b, 4, 5.1, 90)
 	b.WriteString("9.9000000000,ThreadPark,00000003,0000BEEF,00000002,,exclusive," + stack + "\n" +
 		"10.0000000000,ThreadPark,00000001,0000BEEF,00000002,,exclusive," + stack + "\n" +
 		"11.0000000000,ThreadUnparked,00000003,0000BEEF,unparked,0\n" +

@@ -440,6 +440,44 @@ static int many_threads(compact_enc *enc, dec_stats *st) {
   return compact_decode(whole, len + COMPACT_HEADER_LEN, many, 2 * MANY + 8, st);
 }
 
+// encode_cut encodes in[0..n) after the file's header in buf (cap bytes),
+// a chunk begun where the encoder asks for one and before each record i
+// with cut[i]; each, when set, is called with i before record i is
+// encoded. The bytes written.
+static size_t encode_cut(compact_enc *enc, const test_ev *in, int n, const char *cut, char *buf, size_t cap,
+                         void (*each)(compact_enc *, int, void *), void *arg) {
+  size_t len = COMPACT_HEADER_LEN;
+  memcpy(buf, COMPACT_HEADER, len);
+  uint64_t rec[64];
+  for (int i = 0; i < n; i++) {
+    if (each) each(enc, i, arg);
+    const orca_rec *r = make_rec(rec, &in[i]);
+    if (compact_due(enc, r) || cut[i]) {
+      len += put_end(enc, buf + len);
+      size_t l;
+      const char *b = compact_begin(enc, r->ts, &l);
+      CHECK(b && len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
+      if (!b || len + l >= cap) break;
+      memcpy(buf + len, b, l);
+      len += l;
+    }
+    size_t w = compact_rec(enc, buf + len, r);
+    compact_sum(enc, buf + len, w);
+    len += w;
+    compact_settle(enc);
+  }
+  return len;
+}
+
+// state_due checks that the encoder asks for a chunk before the first
+// record only (test_compact_state's records fit in one).
+static void state_due(compact_enc *enc, int i, void *arg) {
+  const test_ev *in = arg;
+  uint64_t rec[64];
+  int due = compact_due(enc, make_rec(rec, &in[i]));
+  CHECK(due == (i == 0), "record %d: due %d", i, due);
+}
+
 // A chunk begins with the state of every live thread (docs/format.md):
 // its name, the intervals it is in with their timeout or pinning, the
 // classes of their objects, all at the chunk's base time; not threads that
@@ -484,26 +522,10 @@ static void test_compact_state(void) {
   int third = n;
   ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, MON, "", 2);
 
-  size_t cap = 1 << 16, len = COMPACT_HEADER_LEN;
-  char *buf = malloc(cap);
-  memcpy(buf, COMPACT_HEADER, len);
-  uint64_t rec[64];
-  for (int i = 0; i < n; i++) {
-    const orca_rec *r = make_rec(rec, &in[i]);
-    int due = compact_due(&enc, r);
-    CHECK(due == (i == 0), "record %d: due %d", i, due);
-    if (due || i == first || i == third) {
-      len += put_end(&enc, buf + len);
-      size_t l;
-      const char *b = compact_begin(&enc, r->ts, &l);
-      memcpy(buf + len, b, l);
-      len += l;
-    }
-    size_t w = compact_rec(&enc, buf + len, r);
-    compact_sum(&enc, buf + len, w);
-    len += w;
-    compact_settle(&enc);
-  }
+  size_t cap = 1 << 16;
+  char *buf = malloc(cap), cut[64] = {0};
+  cut[first] = cut[third] = 1;
+  size_t len = encode_cut(&enc, in, n, cut, buf, cap, state_due, in);
   int m = compact_decode(buf, len, got, 256, &st);
   free(buf);
   CHECK(!st.err[0], "malformed: %s", st.err);
@@ -590,6 +612,26 @@ static void test_compact_state(void) {
 // class lines (the test checks that it found the same).
 static uint32_t set_of(uint32_t obj) { return (uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 2); }
 
+// pinned_at: what test_compact_pinned_class's table holds before record
+// cold (the lock, with the object that took the other slot) and second
+// (not the lock).
+struct pinned_at {
+  uint32_t lock, other, set;
+  int cold, second;
+};
+
+static void pinned_table(compact_enc *enc, int i, void *arg) {
+  const struct pinned_at *a = arg;
+  const uint32_t *o = enc->fact_obj + a->set;
+  int has = o[0] == a->lock || o[1] == a->lock;
+  if (i == a->cold)
+    CHECK(has && (o[0] == a->other || o[1] == a->other),
+          "a new object took the slot of the lock named later (%08X %08X in set %u): the lock's must stay", o[0], o[1], a->set);
+  if (i == a->second)
+    CHECK(!has, "the lock's class still kept (%08X %08X in set %u): the test's set is not compact.c's, or nothing let it go", o[0],
+          o[1], a->set);
+}
+
 // The table of objects' classes keeps, of two objects of a set, the one an
 // event named more lately: a lock named all along stays while blockers
 // parked on once come and go. And an interval's object whose class the
@@ -629,32 +671,11 @@ static void test_compact_pinned_class(void) {
   ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, LOCK, "", 2);   // no class line again in the chunk
   int third = n;
   ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, others[1], "", 2);
-  size_t cap = 1 << 16, len = COMPACT_HEADER_LEN;
-  char *buf = malloc(cap);
-  memcpy(buf, COMPACT_HEADER, len);
-  uint64_t rec[64];
-  for (int i = 0; i < n; i++) {
-    const orca_rec *r = make_rec(rec, &in[i]);
-    int has = enc.fact_obj[set] == LOCK || enc.fact_obj[set + 1] == LOCK;
-    if (i == cold)
-      CHECK(has && (enc.fact_obj[set] == others[1] || enc.fact_obj[set + 1] == others[1]),
-            "a new object took the slot of the lock named later (%08X %08X in set %u): the lock's must stay", enc.fact_obj[set],
-            enc.fact_obj[set + 1], set);
-    if (i == second)
-      CHECK(!has, "the lock's class still kept (%08X %08X in set %u): the test's set is not compact.c's, or nothing let it go",
-            enc.fact_obj[set], enc.fact_obj[set + 1], set);
-    if (compact_due(&enc, r) || i == second || i == third) {
-      len += put_end(&enc, buf + len);
-      size_t l;
-      const char *b = compact_begin(&enc, r->ts, &l);
-      memcpy(buf + len, b, l);
-      len += l;
-    }
-    size_t w = compact_rec(&enc, buf + len, r);
-    compact_sum(&enc, buf + len, w);
-    len += w;
-    compact_settle(&enc);
-  }
+  size_t cap = 1 << 16;
+  char *buf = malloc(cap), cut[16] = {0};
+  cut[second] = cut[third] = 1;
+  struct pinned_at at = {LOCK, others[1], set, cold, second};
+  size_t len = encode_cut(&enc, in, n, cut, buf, cap, pinned_table, &at);
   (void)hot;
   int m = compact_decode(buf, len, got, 64, &st);
   free(buf);

@@ -460,13 +460,13 @@ func rangeInterval(x *Index, rm *RangeModel, whole *wholeThreads, ti, k int, iv 
 	case rm.FromFirst:
 		// Read from the recording's first event: the rules below are
 		// of what happened before the range.
-	case len(restatedOn(d, &riv, &out)) > 0:
+	case func() bool { waiters = restatedOn(d, &riv, &out); return waiters != nil }():
 		// Who released a lock to whom (an acquire's: a semaphore's, a
 		// j.u.c. lock's) and who owned it follow from its waiters
 		// before (TestRangeDetail found the releaser, and a holder's
 		// span, named otherwise): the caller begins the range again
 		// where they blocked.
-		return nil, "blocked at the range's start", restatedOn(d, &riv, &out)
+		return nil, "blocked at the range's start", waiters
 	case riv.Acquire && !lockEndsSeen(d, riv.Object, riv.Start, riv.End):
 		// Another park on the lock ended in this one with no unpark
 		// the range saw: its hand-off is the whole model's alone.

@@ -338,6 +338,19 @@ static void notify_ev(test_ev *e, int64_t ts, uint32_t t, int s) {
   if (s % 2) e->fr[e->nf - 1].location = 0xFFFFFFFFu;
 }
 
+// next_chunk closes the chunk at buf + *len and begins the next before r
+// (record i), *len past it; 0 when buf (cap bytes) has no room.
+static int next_chunk(compact_enc *enc, const orca_rec *r, char *buf, size_t *len, size_t cap, int i) {
+  *len += put_end(enc, buf + *len);
+  size_t l;
+  const char *b = compact_begin(enc, r->ts, &l);
+  CHECK(b && *len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
+  if (!b || *len + l >= cap) return 0;
+  memcpy(buf + *len, b, l);
+  *len += l;
+  return 1;
+}
+
 static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *got, dec_stats *st) {
   size_t cap = 15 + (size_t)n * 4096, len = 0;
   char *buf = malloc(cap);
@@ -354,15 +367,7 @@ static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *go
       memset(recs, 0xAB, sizeof recs);
     }
     const orca_rec *r = make_rec(recs[i % BATCH], &in[i]);
-    if (compact_due(enc, r)) {
-      len += put_end(enc, buf + len);
-      size_t l;
-      const char *b = compact_begin(enc, r->ts, &l);
-      CHECK(b && len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
-      if (!b || len + l >= cap) break;
-      memcpy(buf + len, b, l);
-      len += l;
-    }
+    if (compact_due(enc, r) && !next_chunk(enc, r, buf, &len, cap, i)) break;
     size_t w = compact_rec(enc, buf + len, r);
     compact_sum(enc, buf + len, w);
     CHECK(w <= compact_max(r), "record %d: %zu bytes, more than compact_max %zu", i, w, compact_max(r));
@@ -446,21 +451,13 @@ static int many_threads(compact_enc *enc, dec_stats *st) {
 // encoded. The bytes written.
 static size_t encode_cut(compact_enc *enc, const test_ev *in, int n, const char *cut, char *buf, size_t cap,
                          void (*each)(compact_enc *, int, void *), void *arg) {
-  size_t len = COMPACT_HEADER_LEN;
+  size_t len = COMPACT_HEADER_LEN, *len_p = &len;
   memcpy(buf, COMPACT_HEADER, len);
   uint64_t rec[64];
   for (int i = 0; i < n; i++) {
     if (each) each(enc, i, arg);
     const orca_rec *r = make_rec(rec, &in[i]);
-    if (compact_due(enc, r) || cut[i]) {
-      len += put_end(enc, buf + len);
-      size_t l;
-      const char *b = compact_begin(enc, r->ts, &l);
-      CHECK(b && len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
-      if (!b || len + l >= cap) break;
-      memcpy(buf + len, b, l);
-      len += l;
-    }
+    if ((compact_due(enc, r) || cut[i]) && !next_chunk(enc, r, buf, len_p, cap, i)) break;
     size_t w = compact_rec(enc, buf + len, r);
     compact_sum(enc, buf + len, w);
     len += w;

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -41,9 +40,11 @@ func TestChain3(t *testing.T) {
 			if lock == nil {
 				t.Fatalf("no contention of monitor %s (%s) in the report", w.obj, hexOf(e, t, w.obj))
 			}
-			// The program's clock starts before the enter and stops after it: a few
-			// hundred us more than the agent's.
-			if lock.Contentions != 1 || math.Abs(lock.BlockedS-w.s) > 3e-3 || len(lock.Owners) != 1 || lock.Owners[0].Thread != hexOf(e, t, w.owner) {
+			// The program's clock starts before the enter and stops after it: never
+			// less than the agent's (both CLOCK_MONOTONIC; the program's truncated to
+			// the us), and more by what ran between (the callbacks' stacks, a busy
+			// machine's scheduling: 3.1 ms once in CI, so a bound of slack, not a match).
+			if lock.Contentions != 1 || !clockBounds(lock.BlockedS, w.s, 1) || len(lock.Owners) != 1 || lock.Owners[0].Thread != hexOf(e, t, w.owner) {
 				t.Errorf("monitor %s: %d contentions, %.4f s, owners %+v; want 1, %.4f s (the waiter's own clock), all blamed on %s",
 					w.obj, lock.Contentions, lock.BlockedS, lock.Owners, w.s, w.owner)
 			}
@@ -69,13 +70,13 @@ func TestChain3(t *testing.T) {
 		}
 		c, b := root("c"), root("b")
 		t.Logf("root c: %s depth %d %.4f s %v; root b: %s depth %d %.4f s %v", c.RootState, c.Depth, c.S, names(c), b.RootState, b.Depth, b.S, names(b))
-		if c.RootState != "sleeping" || c.Depth != 3 || !slices.Equal(names(c), []string{"a", "b", "d"}) || math.Abs(c.S-behindC) > 6e-3 || c.S < 2.5*onC {
+		if c.RootState != "sleeping" || c.Depth != 3 || !slices.Equal(names(c), []string{"a", "b", "d"}) || !clockBounds(c.S, behindC, 3) || c.S < 2.5*onC {
 			t.Errorf("root c: %s, depth %d, threads %v, %.4f s; want sleeping, 3, [a b d], %.4f s (by the threads' clocks)", c.RootState, c.Depth, names(c), c.S, behindC)
 		}
 		if len(c.Links) == 0 || c.Links[0].From.ID != hexOf(e, t, "b") || c.Links[0].S != c.S {
 			t.Errorf("root c's first step %+v; want b's to c with all of the root's %.4f s", c.Links, c.S)
 		}
-		if b.RootState != "sleeping" || b.Depth != 2 || !slices.Equal(names(b), []string{"a", "d"}) || math.Abs(b.S-behindB) > 6e-3 {
+		if b.RootState != "sleeping" || b.Depth != 2 || !slices.Equal(names(b), []string{"a", "d"}) || !clockBounds(b.S, behindB, 2) {
 			t.Errorf("root b: %s, depth %d, threads %v, %.4f s; want sleeping, 2, [a d], %.4f s (by the threads' clocks)",
 				b.RootState, b.Depth, names(b), b.S, behindB)
 		}
@@ -87,4 +88,12 @@ func TestChain3(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, txt.String())
 		}
 	})
+}
+
+// clockBounds: the agent's time of n threads' waits (s) against the program's clocks around
+// them (clocks): the program's never less (less the us it truncates a thread), nor more by
+// over 25 ms a thread — what a busy 2-core machine may put between a clock and a callback,
+// two orders below the waits the test tells apart (0.3 s and more).
+func clockBounds(s, clocks float64, n int) bool {
+	return s <= clocks+float64(n)*5e-6 && clocks-s <= float64(n)*25e-3
 }

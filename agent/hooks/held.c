@@ -411,22 +411,25 @@ int held_virtual(void) { return held_async() && hs_has(HS_OWNER_TID); }
 // The answer is kept only if the thread was still in that enter after it
 // (pending_held_still): then it is exactly the set held while it blocked,
 // and perhaps the monitor it wanted, once it got it, which is left out.
-static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, int (*claim)(pending_tstate *)) {
+static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, int (*claim)(pending_tstate *, int)) {
   jint n = 0;
   jvmtiMonitorStackDepthInfo *info = NULL;
   int64_t t0 = switches.time_held ? clock_now() : 0;
   jvmtiError e = (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, r->ref, &n, &info);
   int64_t t1 = switches.time_held ? clock_now() : 0;
+  // Each request counted once: by whoever gives it up (the writer gives up
+  // a stale one, and every one open at the recording's end, counting it).
   if (e != JVMTI_ERROR_NONE) {
-    counter_add(e == JVMTI_ERROR_THREAD_NOT_ALIVE || e == JVMTI_ERROR_WRONG_PHASE ? CNT_HELD_DROPPED : CNT_HELD_UNREAD, 1);
+    if (claim(p, 0))
+      counter_add(e == JVMTI_ERROR_THREAD_NOT_ALIVE || e == JVMTI_ERROR_WRONG_PHASE ? CNT_HELD_DROPPED : CNT_HELD_UNREAD, 1);
     return;
   }
   test_slow();
   // got: 1 when it had its monitor in the answer (it owned it before the
   // handshake's end, and waited for the call's end), 2 when it left the
   // enter between the checks without (it may have had it during the call).
-  int still = pending_held_still(p, r), keep = still && claim(p), got = still ? 0 : 2;
-  if (!keep) counter_add(CNT_HELD_DROPPED, 1);
+  int still = pending_held_still(p, r), keep = still && claim(p, 1), got = still ? 0 : 2;
+  if (!still && claim(p, 0)) counter_add(CNT_HELD_DROPPED, 1);
   for (jint i = 0; i < n; i++) {
     jobject m = info[i].monitor;
     uint32_t h = keep || switches.time_held ? objhash_of(m) : 0;

@@ -808,7 +808,9 @@ int pending_held_still(pending_tstate *s, const pending_held_req *r) {
   return still;
 }
 
-static int held_claim(pending_tstate *s) { return claim(&s->held_state, HELD_ASKING, HELD_WRITING); }
+static int held_claim(pending_tstate *s, int keep) {
+  return claim(&s->held_state, HELD_ASKING, keep ? HELD_WRITING : HELD_CANCELLED);
+}
 
 // held_done: the request is over (written, dropped or cancelled); a part
 // whose thread ended meanwhile is freed here (pending_detach left it).
@@ -830,7 +832,7 @@ static void held_one(JNIEnv *env, pending_tstate *s) {
   pending_held_req r = {s->ref, atomic_load_explicit(&s->held_ts, RLX), s->held_obj, s->held_req, s->hash, s->shard,
                         s->held_timed, s->held_hs};
   if (!pending_held_still(s, &r)) {
-    counter_add(CNT_HELD_DROPPED, 1);
+    if (held_claim(s, 0)) counter_add(CNT_HELD_DROPPED, 1);   // else the writer gave it up, and counted it
   } else if (held_fn) {
     held_fn(env, s, &r, held_claim);
   }

@@ -244,9 +244,13 @@ typedef struct {
 int pending_held_still(pending_tstate *s, const pending_held_req *r);
 // pending_on_held sets the held thread's work for one request (held.c):
 // ask JVMTI, check pending_held_still, and write the lines through
-// `claim` (1: the writer has not given up on it; write now, at r->ts).
+// `claim` (keep 1: 1 when the writer has not given up on it; write now, at
+// r->ts). A request not kept (no answer, or the thread past its enter) is
+// given up through claim(s, 0): 1 when the held thread gave it up, which
+// then counts it (held_monitors_dropped or _unread), 0 when the writer had
+// (a stale request, the recording's end), which counted it: once either way.
 typedef void (*pending_held_fn)(JNIEnv *env, pending_tstate *s, const pending_held_req *r,
-                                int (*claim)(pending_tstate *s));
+                                int (*claim)(pending_tstate *s, int keep));
 void pending_on_held(pending_held_fn fn);
 // pending_start_held starts the held thread (at VMInit, after
 // pending_start_walker; only when the held monitors are asked): NULL or

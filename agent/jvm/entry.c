@@ -280,7 +280,7 @@ static const char *core_once(JavaVM *vm) {
                                         .walk_all = pending_walk, .meta = methods_take,
                                         .describe = methods_describe, .thread_exit = methods_detach,
                                         .samples = samples_drain,
-                                        .poll = tcpu_poll, .polled = tcpu_polled});
+                                        .poll = tcpu_poll, .polled = tcpu_polled, .forget_class = objclass_forget});
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).

@@ -606,6 +606,7 @@ static uint32_t fact_take(compact_enc *e, uint32_t obj) {
   if (i >= 0) return (uint32_t)i;
   uint32_t s = fact_set(obj);
   if (e->facts[s + 1].used < e->facts[s].used) s++;
+  if (e->fact_obj[s] && e->forget) e->forget(e->fact_obj[s]);
   e->fact_obj[s] = obj;
   e->facts[s] = (compact_fact){.used = ++e->fact_clock};
   return s;

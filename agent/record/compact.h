@@ -125,6 +125,11 @@ typedef struct {
   uint32_t *fact_obj;  // COMPACT_FACTS slots, by object hash: the object (probed for every event)
   compact_fact *facts; // and its class lines
   uint64_t fact_clock; // the events that looked an object up (compact_fact.used)
+  // forget (NULL: none) is told each object whose class lines the table
+  // lets go of for another's: the agent then names its class again at the
+  // next event that asks (stacks/objclass.h), so that the chunk of that
+  // event has it to restate (a range read from it knows the object's class).
+  void (*forget)(uint32_t obj);
   compact_text **texts;   // the class texts, by their hash (open addressing)
   uint32_t texts_n, texts_cap;
   const compact_text *last_text;   // the last one interned

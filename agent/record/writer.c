@@ -63,6 +63,10 @@ static int64_t carry_first[2], samples_since;
 // ended, as ActiveMQ's on 17 at load 14 before its record was put first).
 static int64_t written_max;
 
+static writer_sources src;
+
+void writer_set_sources(const writer_sources *s) { src = *s; }
+
 const char *writer_open(void) {
   // From the start: a JVM may make more than one recording (an attach
   // after an earlier one); the last one's files are closed.
@@ -85,6 +89,7 @@ const char *writer_open(void) {
   if (opt.compact) {
     const char *e = compact_init(&enc);
     if (e) return e;
+    enc.forget = src.forget_class;
     sink_chunk_bounds(&enc.chunk_max, &enc.span_max);
     // A snapshot (orca threads) is one chunk: read only once it is whole,
     // it gains nothing from more, and each new chunk would restate every
@@ -97,9 +102,6 @@ const char *writer_open(void) {
   return NULL;
 }
 
-static writer_sources src;
-
-void writer_set_sources(const writer_sources *s) { src = *s; }
 
 static void flush_meta(int which) {
   size_t len = 0;

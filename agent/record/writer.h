@@ -59,6 +59,9 @@ typedef struct {
   // at the end (final); polled: the reads it made (ORCA_TIME_WRITER).
   void (*poll)(int64_t now, int final);
   long (*polled)(void);
+  // forget_class: the compact encoder's table of objects' classes let go
+  // of obj's (compact_enc.forget): its class is to be named again.
+  void (*forget_class)(uint32_t obj);
 } writer_sources;
 void writer_set_sources(const writer_sources *s);
 

@@ -44,6 +44,11 @@ void objclass_reset(void) {
   for (int i = 0; i < SEEN_SLOTS; i++) atomic_store_explicit(&seen[i], 0, memory_order_relaxed);
 }
 
+void objclass_forget(uint32_t h) {
+  uint32_t want = h;
+  if (h) atomic_compare_exchange_strong_explicit(seen_slot(h), &want, 0, memory_order_relaxed, memory_order_relaxed);
+}
+
 int objclass_known(uint32_t h) {
   return opt.seed_only || (h && atomic_load_explicit(seen_slot(h), memory_order_relaxed) == h);
 }

@@ -34,4 +34,10 @@ jfieldID objclass_condition(JNIEnv *env, jobject o);
 // objclass_reset forgets which classes were written: a new recording in
 // the same JVM (an attach) names its objects again.
 void objclass_reset(void);
+// objclass_forget forgets that h's class was written (the compact
+// encoder's table of classes to restate let go of it, on the writer's
+// thread): the next objclass_write of h writes it again, in a chunk that
+// then restates it. A relaxed compare-and-swap: a thread that names h
+// meanwhile writes it once more, harmless.
+void objclass_forget(uint32_t h);
 #endif

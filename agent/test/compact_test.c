@@ -629,13 +629,25 @@ static void pinned_table(compact_enc *enc, int i, void *arg) {
           o[1], a->set);
 }
 
+// forgotten: the objects the encoder's table let go of (compact_enc.forget),
+// in order.
+static uint32_t forgotten[8];
+static int nforgotten;
+
+static void forget(uint32_t obj) {
+  if (nforgotten < 8) forgotten[nforgotten] = obj;
+  nforgotten++;
+}
+
 // The table of objects' classes keeps, of two objects of a set, the one an
 // event named more lately: a lock named all along stays while blockers
 // parked on once come and go. And an interval's object whose class the
 // table let go all the same is restated with its class at the next
 // chunk's start, from what the interval kept when it began, once a chunk
 // (ActiveMQ: a park on a read-write lock restated without its class was a
-// park, not an acquire, in a range read from that chunk).
+// park, not an acquire, in a range read from that chunk). Each object it
+// lets go of is told (forget: the agent then names its class again at its
+// next event that asks: stacks/objclass.h), exactly those.
 static void test_compact_pinned_class(void) {
   test_name = "compact pinned class";
   compact_enc enc;
@@ -643,6 +655,8 @@ static void test_compact_pinned_class(void) {
   const char *err = compact_init(&enc);
   CHECK(!err, "compact_init: %s", err);
   if (err) return;
+  enc.forget = forget;
+  nforgotten = 0;
   enum { A = 0xA1, B = 0xB2, LOCK = 0x77 };
   const char *sync = "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;";
   // Two objects of LOCK's set.
@@ -694,6 +708,12 @@ static void test_compact_pinned_class(void) {
   int lines = 0;
   for (int i = 0; i < m; i++) lines += got[i].kind == ORCA_EV_OBJECT_CLASS && got[i].object == LOCK;
   CHECK(lines == 3, "LOCK's class in %d lines, want 3 (its own, each later chunk's start)", lines);
+  // others[1] took others[0]'s slot, others[0] LOCK's, LOCK's pinned lines
+  // others[1]'s (named less lately than others[0]).
+  uint32_t want[3] = {others[0], LOCK, others[1]};
+  CHECK(nforgotten == 3 && !memcmp(forgotten, want, sizeof want),
+        "the table let go of %d objects (%08X %08X %08X), want 3 (%08X %08X %08X)", nforgotten, forgotten[0], forgotten[1],
+        forgotten[2], want[0], want[1], want[2]);
   compact_free(&enc);
 }
 

@@ -3,9 +3,11 @@ package model_test
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -46,88 +48,9 @@ func TestSpanIsTheWholeClipped(t *testing.T) {
 				// The middle fifth, and the first hundredth (the objects'
 				// classes given as they come, some after the range).
 				a, b := w.Start+span*part[0]/part[2], w.Start+span*part[1]/part[2]
-				sp, err := rec.Span(a, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if sp.Origin != w.Start || sp.End != w.End {
-					t.Errorf("span's bounds %v to %v, the model's %v to %v", sp.Origin, sp.End, w.Start, w.End)
-				}
-				if enc == format.EncodingCompact && (sp.Chunks == 0 || sp.Bytes >= sp.Total*3/4) {
-					t.Errorf("the range reads %d chunks, %d of %d bytes: want a part", sp.Chunks, sp.Bytes, sp.Total)
-				}
-				m := buildChecked(t, rec, model.Options{Span: sp})
-				if m.Start != a || m.End != b {
-					t.Errorf("the range's model spans %v to %v, want %v to %v", m.Start, m.End, a, b)
-				}
-				clip := func(m *model.Model, lo, hi format.Time) map[format.ThreadID][]string {
-					out := map[format.ThreadID][]string{}
-					for _, th := range m.Threads {
-						for _, iv := range th.Intervals {
-							s, e := max(iv.Start, lo), min(iv.End, hi)
-							if e <= s {
-								continue
-							}
-							out[th.ID] = append(out[th.ID], fmt.Sprintf("%v %v-%v on %v owner %v", iv.Shown(), s, e, iv.Object, iv.First))
-						}
-					}
-					for _, v := range out {
-						slices.Sort(v)
-					}
-					return out
-				}
-				want, got := clip(w, a, b), clip(m, a, b)
-				n, bad := 0, 0
-				for id, ws := range want {
-					n += len(ws)
-					if !slices.Equal(ws, got[id]) {
-						if bad++; bad <= 3 {
-							t.Errorf("thread %v:\n got %q\nwant %q", id, got[id], ws)
-						}
-					}
-				}
-				for id := range got {
-					if _, ok := want[id]; !ok {
-						t.Errorf("thread %v in a state in the range's model only: %q", id, got[id])
-					}
-				}
+				n, classes := checkSpanClipped(t, rec, w, a, b, true)
 				if n < 100 {
 					t.Errorf("only %d intervals in the range: a weak test", n)
-				}
-				if bad > 0 {
-					t.Errorf("%d of %d threads differ", bad, len(want))
-				}
-				// The blocked time and contentions of each lock, within the
-				// range: the whole's intervals clipped count the same.
-				blocked := func(m *model.Model) map[format.ObjectID]format.Time {
-					out := map[format.ObjectID]format.Time{}
-					for _, th := range m.Threads {
-						for _, iv := range th.Intervals {
-							if iv.State == model.Blocked {
-								out[iv.Object] += max(0, min(iv.End, b)-max(iv.Start, a))
-							}
-						}
-					}
-					return out
-				}
-				wb, gb := blocked(w), blocked(m)
-				for obj, d := range wb {
-					if gb[obj] != d {
-						t.Errorf("lock %v: blocked %v in the range's model, %v in the whole's clipped", obj, gb[obj], d)
-					}
-				}
-				// The class of each lock of the range, as the whole's names
-				// it: a fact of the object, given before, in or after the
-				// range (the facts after the end, in a chunk the range
-				// reads, are handed on at its end).
-				classes := 0
-				for _, l := range m.Locks {
-					if c := w.ClassName(l.Object); c != "" {
-						classes++
-						if got := m.ClassName(l.Object); got != c {
-							t.Errorf("lock %v: class %q in the range's model, %q in the whole's", l.Object, got, c)
-						}
-					}
 				}
 				if classes < 10 {
 					t.Errorf("only %d locks of the range with a class: a weak test", classes)
@@ -135,6 +58,125 @@ func TestSpanIsTheWholeClipped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSpanOfRecording is TestSpanIsTheWholeClipped on a recording of one's own (a real
+// server's, an always-on recording's chunk files): its middle fifth, first hundredth, last
+// minute (orca report --last 1m) and last tenth.
+//
+//	ORCA_PREFIX=/tmp/tomcat/rec go test -run 'SpanOfRecording$' ./internal/model
+func TestSpanOfRecording(t *testing.T) {
+	prefix := os.Getenv("ORCA_PREFIX")
+	if prefix == "" {
+		t.Skip("ORCA_PREFIX unset: no recording of one's own to read")
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := whole.Model
+	span := w.End - w.Start
+	for _, r := range [][2]format.Time{
+		{w.Start + span*2/5, w.Start + span*3/5},
+		{w.Start, w.Start + span/100},
+		{max(w.Start, w.End-format.Time(time.Minute)), w.End},
+		{w.End - span/10, w.End},
+	} {
+		n, classes := checkSpanClipped(t, rec, w, r[0], r[1], false)
+		t.Logf("%v to %v: %d intervals, %d locks with a class", r[0]-w.Start, r[1]-w.Start, n, classes)
+	}
+}
+
+// checkSpanClipped builds the model of [a, b] of rec and wants it the whole's (w) clipped:
+// each thread's intervals cut at a and b (state, object, owner), each lock's blocked time in
+// the range, each lock's class; with part, a range under a quarter of a compact recording reads
+// a part of it. It returns the intervals and the classed locks compared.
+func checkSpanClipped(t *testing.T, rec *reader.Recording, w *model.Model, a, b format.Time, part bool) (n, classes int) {
+	t.Helper()
+	sp, err := rec.Span(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Origin != w.Start || sp.End != w.End {
+		t.Errorf("span's bounds %v to %v, the model's %v to %v", sp.Origin, sp.End, w.Start, w.End)
+	}
+	if part && rec.CompactEvents() && b-a < (w.End-w.Start)/4 && (sp.Chunks == 0 || sp.Bytes >= sp.Total*3/4) {
+		t.Errorf("the range reads %d chunks, %d of %d bytes: want a part", sp.Chunks, sp.Bytes, sp.Total)
+	}
+	m := buildChecked(t, rec, model.Options{Span: sp})
+	if m.Start != a || m.End != b {
+		t.Errorf("the range's model spans %v to %v, want %v to %v", m.Start, m.End, a, b)
+	}
+	clip := func(m *model.Model, lo, hi format.Time) map[format.ThreadID][]string {
+		out := map[format.ThreadID][]string{}
+		for _, th := range m.Threads {
+			for _, iv := range th.Intervals {
+				s, e := max(iv.Start, lo), min(iv.End, hi)
+				if e <= s {
+					continue
+				}
+				out[th.ID] = append(out[th.ID], fmt.Sprintf("%v %v-%v on %v owner %v", iv.Shown(), s, e, iv.Object, iv.First))
+			}
+		}
+		for _, v := range out {
+			slices.Sort(v)
+		}
+		return out
+	}
+	want, got := clip(w, a, b), clip(m, a, b)
+	bad := 0
+	for id, ws := range want {
+		n += len(ws)
+		if !slices.Equal(ws, got[id]) {
+			if bad++; bad <= 3 {
+				t.Errorf("%v to %v: thread %v:\n got %q\nwant %q", a, b, id, got[id], ws)
+			}
+		}
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			t.Errorf("%v to %v: thread %v in a state in the range's model only: %q", a, b, id, got[id])
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%v to %v: %d of %d threads differ", a, b, bad, len(want))
+	}
+	// The blocked time and contentions of each lock, within the
+	// range: the whole's intervals clipped count the same.
+	blocked := func(m *model.Model) map[format.ObjectID]format.Time {
+		out := map[format.ObjectID]format.Time{}
+		for _, th := range m.Threads {
+			for _, iv := range th.Intervals {
+				if iv.State == model.Blocked {
+					out[iv.Object] += max(0, min(iv.End, b)-max(iv.Start, a))
+				}
+			}
+		}
+		return out
+	}
+	wb, gb := blocked(w), blocked(m)
+	for obj, d := range wb {
+		if gb[obj] != d {
+			t.Errorf("%v to %v: lock %v: blocked %v in the range's model, %v in the whole's clipped", a, b, obj, gb[obj], d)
+		}
+	}
+	// The class of each lock of the range, as the whole's names
+	// it: a fact of the object, given before, in or after the
+	// range (the facts after the end, in a chunk the range
+	// reads, are handed on at its end).
+	for _, l := range m.Locks {
+		if c := w.ClassName(l.Object); c != "" {
+			classes++
+			if got := m.ClassName(l.Object); got != c {
+				t.Errorf("%v to %v: lock %v: class %q in the range's model, %q in the whole's", a, b, l.Object, got, c)
+			}
+		}
+	}
+	return n, classes
 }
 
 // buildChecked builds rec's model as opt says: it must pass Validate, with

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -346,6 +347,16 @@ func (s *site) rangeDetail(since format.Time, ti, k int, iv model.Interval, tb *
 		s.srv.rd.built++
 		s.srv.rd.mu.Unlock()
 		out, why, waiters := rangeInterval(s.idx, rm, whole, ti, k, iv)
+		if waiters == nil && beforeRange[why] && round < rangeWiden && !rm.FromFirst {
+			// What the range lacks happened before it, when is not
+			// known (a monitor's owner named by a line before it, a
+			// permit given before a park, a hand-off before it): the
+			// range begins again as far again before (its length
+			// doubled), up to rangeWiden times and rangeMost of the
+			// recording.
+			from -= max(int64(iv.End)+rangeLate-from, int64(time.Millisecond))
+			continue
+		}
 		if waiters == nil || round == rangeWiden {
 			if waiters != nil {
 				why += ", every range"
@@ -378,8 +389,18 @@ func (s *site) rangeDetail(since format.Time, ti, k int, iv model.Interval, tb *
 }
 
 // rangeWiden bounds the times rangeDetail begins a range again earlier,
-// where another thread blocked on the lock.
+// where another thread blocked on the lock, or twice as long (beforeRange).
 const rangeWiden = 8
+
+// beforeRange: the reasons of rangeInterval's that something before the
+// range may change, found again in a range begun earlier.
+var beforeRange = map[string]bool{
+	"owner unknown":                        true,
+	"another's unpark not seen":            true,
+	"hand-off before the range":            true,
+	"a holder's hand-off before the range": true,
+	"no unpark or end seen":                true,
+}
 
 // rangeInterval is the detail of interval k of thread ti (iv: its times,
 // ns since the viewed model's start, and shown state, from the lane),

@@ -237,3 +237,55 @@ func TestRangeOfRecording(t *testing.T) {
 		}
 	})
 }
+
+// TestRangeClassLetGo (ClassChurn.java, stop 100): the Keeper k's class is written at "early"'s
+// contention, then three new objects' classes, of k's set in the compact encoder's table and not
+// of its slot in the agent's set of objects named, let it go from the table (what a later chunk
+// restates); after a flood of notifies (later chunks) "late" blocks on k. A range begun at late's
+// contention reads from a later chunk, not the file's first, and names k's class as the whole
+// recording does (before stop 100: no class, the agent did not write it again).
+func TestRangeClassLetGo(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "ClassChurn", "300000")
+		rec, whole := buildModel(t, prefix)
+		w := whole.Model
+		k := format.ObjectID(e.hash(t, "keeper"))
+		const want = "ClassChurn$Keeper"
+		if got := w.ClassName(k); got != want {
+			t.Fatalf("the whole recording names k (%v) %q, want %q", k, got, want)
+		}
+		for _, c := range e.hashes(t, "churned") {
+			if got := w.ClassName(format.ObjectID(c)); got != "ClassChurn$Churn" {
+				t.Errorf("churned object %08X: class %q, want ClassChurn$Churn", c, got)
+			}
+		}
+		late := w.Thread(format.ThreadID(e.hash(t, "late")))
+		var at format.Time
+		if late != nil {
+			for _, iv := range late.Intervals {
+				if iv.State == model.Blocked && iv.Object == k {
+					at = iv.Start
+				}
+			}
+		}
+		if at == 0 {
+			t.Fatalf("no contention of late's on k in the whole recording")
+		}
+		sp, err := rec.Span(at-1, w.End)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sp.Bytes >= sp.Total*3/4 {
+			t.Errorf("the range from late's contention reads %d of %d bytes: want the later chunks alone", sp.Bytes, sp.Total)
+		}
+		res, err := model.Build(rec, model.Options{Span: sp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Model.ClassName(k); got != want {
+			t.Errorf("the range from late's contention (%d of %d bytes) names k %q, want %q: its class, let go of by the encoder's table, not written again",
+				sp.Bytes, sp.Total, got, want)
+		}
+	})
+}

@@ -431,13 +431,16 @@ func checkHeldAllDropped(t *testing.T, prefix string) {
 	}
 	dropped, skipped, unread := count(format.InfoHeldDropped), count(format.InfoHeldSkipped), count(format.InfoHeldUnread)
 	asked, read := count(format.InfoHeldAsked), count(format.InfoHeldRead)
+	// An enter asked and then dropped whole (its pair's slot still held
+	// by the writer past its bound: .info dropped_total) has no record.
+	lost := count(format.InfoDroppedTotal)
 	kept := asked - dropped - unread
 	lines := heldLines(t, prefix)[format.MonitorHeld]
-	if read != 0 || asked+skipped != enters || dropped == 0 || kept < 0 || kept > long || (kept == 0 && lines != 0) {
+	if read != 0 || asked+skipped < enters || asked+skipped > enters+lost || dropped == 0 || kept < 0 || kept > long+lost || (kept == 0 && lines != 0) {
 		t.Errorf("answers %d ms late: %d MonitorHeld lines, held_monitors_asked=%d, read=%d, dropped=%d, skipped=%d, unread=%d, "+
-			"%d contended enters, %d of them blocked %d ms or more; want every enter asked or skipped, none read from the frames, "+
-			"each asked one dropped or unread but those blocked that long, and lines only from those",
-			heldSlowMS, lines, asked, read, dropped, skipped, unread, enters, long, heldSlowMS-50)
+			"%d contended enters (dropped_total=%d), %d of them blocked %d ms or more; want every enter asked or skipped, none read "+
+			"from the frames, each asked one dropped or unread but those blocked that long, and lines only from those",
+			heldSlowMS, lines, asked, read, dropped, skipped, unread, enters, lost, long, heldSlowMS-50)
 	}
 }
 

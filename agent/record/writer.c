@@ -102,7 +102,6 @@ const char *writer_open(void) {
   return NULL;
 }
 
-
 static void flush_meta(int which) {
   size_t len = 0;
   char *buf = src.meta ? src.meta(which, &len) : NULL;

@@ -34,15 +34,7 @@ func TestSpanIsTheWholeClipped(t *testing.T) {
 			if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 3, Threads: 40, Monitors: 12, Semaphores: 4, Size: 6 << 20, Encoding: enc}); err != nil {
 				t.Fatal(err)
 			}
-			rec, err := reader.Open(prefix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			whole, err := model.Build(rec, model.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := whole.Model
+			rec, w := openWhole(t, prefix)
 			span := w.End - w.Start
 			for _, part := range [][3]format.Time{{2, 3, 5}, {0, 1, 100}} {
 				// The middle fifth, and the first hundredth (the objects'
@@ -70,15 +62,7 @@ func TestSpanOfRecording(t *testing.T) {
 	if prefix == "" {
 		t.Skip("ORCA_PREFIX unset: no recording of one's own to read")
 	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := whole.Model
+	rec, w := openWhole(t, prefix)
 	span := w.End - w.Start
 	for _, r := range [][2]format.Time{
 		{w.Start + span*2/5, w.Start + span*3/5},
@@ -89,6 +73,20 @@ func TestSpanOfRecording(t *testing.T) {
 		n, classes := checkSpanClipped(t, rec, w, r[0], r[1], false)
 		t.Logf("%v to %v: %d intervals, %d locks with a class", r[0]-w.Start, r[1]-w.Start, n, classes)
 	}
+}
+
+// openWhole opens prefix's recording and builds its whole model.
+func openWhole(t *testing.T, prefix string) (*reader.Recording, *model.Model) {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, whole.Model
 }
 
 // checkSpanClipped builds the model of [a, b] of rec and wants it the whole's (w) clipped:

@@ -353,8 +353,9 @@ func (s *site) rangeDetail(since format.Time, ti, k int, iv model.Interval, tb *
 			// permit given before a park, a hand-off before it): the
 			// range begins again as far again before (its length
 			// doubled), up to rangeWiden times and rangeMost of the
-			// recording.
-			from -= max(int64(iv.End)+rangeLate-from, int64(time.Millisecond))
+			// recording, and not before its first event (-1: as a
+			// state begun at 0).
+			from = max(from-max(int64(iv.End)+rangeLate-from, int64(time.Millisecond)), -1)
 			continue
 		}
 		if waiters == nil || round == rangeWiden {

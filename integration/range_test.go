@@ -260,6 +260,23 @@ func TestRangeClassLetGo(t *testing.T) {
 				t.Errorf("churned object %08X: class %q, want ClassChurn$Churn", c, got)
 			}
 		}
+		// The Keeper's class written again (the encoder let it go, the agent
+		// forgot it): two lines or more. One alone is a test that no longer
+		// tests (ClassChurn's copies of the agent's hash functions no longer
+		// the agent's: nothing let the Keeper go), or an agent that forgets
+		// nothing.
+		classLines := 0
+		if _, err := rec.EachEvent(reader.EachOptions{}, func(ev *reader.Event) error {
+			if ev.Kind == format.ObjectClass && ev.Object == k && !ev.Carried {
+				classLines++
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if classLines < 2 {
+			t.Errorf("k's class written %d times, want 2 or more: nothing let it go, or it was not written again", classLines)
+		}
 		late := w.Thread(format.ThreadID(e.hash(t, "late")))
 		var at format.Time
 		if late != nil {
